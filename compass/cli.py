@@ -1,0 +1,165 @@
+"""``compass`` command line: run episodes and work with the skill library."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.syntax import Syntax
+from rich.table import Column, Table
+
+from compass.config import DEFAULT_ENV, DEFAULT_TASK, RunConfig
+
+app = typer.Typer(add_completion=False, no_args_is_help=False, help="compass: VLM agents that write and choose skills.")
+skills_app = typer.Typer(no_args_is_help=True, help="Inspect and check the skill library.")
+app.add_typer(skills_app, name="skills")
+console = Console()
+err = Console(stderr=True)
+
+
+def _fail(message: str) -> None:
+    err.print(f"[bold red]error:[/] {message}")
+    raise typer.Exit(2)
+
+
+@app.callback(invoke_without_command=True)
+def main(ctx: typer.Context) -> None:
+    """With no command, play the embedded default (one library-only SMAX episode)."""
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(run)
+
+
+@app.command()
+def run(
+    env: Annotated[str, typer.Option(help="FAMILY:SCENARIO, e.g. smax:protoss_5_vs_5, smacv2:zerg_5_vs_6, alem:hard")] = DEFAULT_ENV,
+    episodes: Annotated[int, typer.Option(min=1)] = 1,
+    seed: int = 0,
+    planner: Annotated[str, typer.Option(help="library (no VLM) or vlm")] = "library",
+    vlm: Annotated[str | None, typer.Option(help="openai:MODEL[@URL], anthropic:MODEL[@URL], hf:PATH, replay:RUN_DIR")] = None,
+    library: Annotated[Path | None, typer.Option(help="skill library root (contains combat/, alem/)")] = None,
+    out: Annotated[Path, typer.Option(help="where run directories go")] = Path("runs"),
+    max_steps: Annotated[int | None, typer.Option(min=1, help="cap on episode length")] = None,
+    video: Annotated[bool, typer.Option(help="write episodes.mp4")] = False,
+    epo: Annotated[bool, typer.Option(help="SMACv2 extended partial observability (prob_obs_enemy=0)")] = False,
+    comm: Annotated[str, typer.Option(help="multihop | onehop | full | none | lossy:P[:DELAY]")] = "multihop",
+    task: Annotated[str, typer.Option(help="the team's overall goal")] = DEFAULT_TASK,
+    decision_interval: Annotated[int, typer.Option(min=1, help="env steps between VLM decisions")] = 8,
+    reflection: Annotated[bool, typer.Option(help="--no-reflection: skip Self-Reflection (ablation)")] = True,
+    image: Annotated[bool, typer.Option(help="--no-image: text-only prompts (ablation)")] = True,
+    vlm_cache: Annotated[Path | None, typer.Option(help="disk cache of VLM responses")] = None,
+) -> None:
+    """Play episodes and write runs/<run-id>/ (trace.jsonl, summary.json, optional video)."""
+    try:
+        cfg = RunConfig(env=env, episodes=episodes, seed=seed, planner=planner, vlm=vlm, library=library,
+                        out=out, max_steps=max_steps, video=video, epo=epo, comm=comm, task=task,
+                        decision_interval=decision_interval, reflection=reflection, image=image,
+                        vlm_cache=vlm_cache)
+    except ValidationError as e:
+        _fail("; ".join(f"{'.'.join(str(p) for p in x['loc'])}: {x['msg']}" for x in e.errors()))
+    from compass.session import run as run_session
+
+    with Progress(TextColumn("[bold]episode {task.fields[ep]}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("steps"), TimeElapsedColumn(), console=err, transient=True) as bar:
+        def progress(ep: int, total: int):
+            task_id = bar.add_task("", total=total or None, ep=ep)
+            return lambda: bar.advance(task_id)
+
+        def on_episode(row: dict) -> None:
+            color = {"win": "green", "loss": "red"}.get(row["outcome"], "yellow")
+            extra = ""
+            if "vlm" in row:
+                u = row["vlm"]
+                extra = (f"  vlm: {u.get('calls', 0)} calls, {u.get('prompt_tokens', 0)}+"
+                         f"{u.get('completion_tokens', 0)} tokens, ${u.get('cost_usd', 0):.4f}")
+            console.print(f"episode {row['episode']} seed {row['seed']}: [{color}]{row['outcome']}[/] "
+                          f"return {row['return']:.3f} in {row['steps']} steps, "
+                          f"{row['skill_errors']} skill errors{extra}")
+
+        try:
+            summary = run_session(cfg, on_episode=on_episode, progress=progress)
+        except (ValueError, FileNotFoundError, ImportError) as e:
+            _fail(str(e))
+    o = summary["overall"]
+    lo, hi = o["win_rate_ci95"]
+    console.print(f"win rate {o['win_rate']:.2f} [{lo:.2f}, {hi:.2f}] over {o['episodes']} episode(s); "
+                  f"run written to {summary['run_dir']}")
+
+
+# --- skills -----------------------------------------------------------------------------------------
+
+
+def _library(library: Path | None, family: str):
+    from compass.skills.library import SkillLibrary, default_library_root
+
+    try:
+        lib = SkillLibrary(library or default_library_root(), family)
+    except FileNotFoundError as e:
+        _fail(str(e))
+    for p in lib.problems:
+        err.print(f"[yellow]skipped[/] {p}")
+    return lib
+
+
+LibraryOpt = Annotated[Path | None, typer.Option(help="skill library root")]
+FamilyOpt = Annotated[str, typer.Option(help="combat or alem")]
+
+
+@skills_app.command("list")
+def skills_list(library: LibraryOpt = None, family: FamilyOpt = "combat") -> None:
+    """List skills with provenance, parent and usage."""
+    lib = _library(library, family)
+    table = Table(Column("name", no_wrap=True), "provenance", "parent", "uses", "errors", "description")
+    for name in lib.names():
+        s = lib.get(name)
+        st = lib.stats.get(name, {})
+        table.add_row(name, s.provenance, s.parent or "-", str(st.get("uses", 0)), str(st.get("errors", 0)),
+                      (s.description.splitlines() or [""])[0][:70])
+    console.print(table)
+
+
+@skills_app.command("show")
+def skills_show(name: str, library: LibraryOpt = None, family: FamilyOpt = "combat") -> None:
+    """Print one skill's file."""
+    lib = _library(library, family)
+    try:
+        skill = lib.get(name)
+    except KeyError as e:
+        _fail(str(e.args[0]))
+    console.print(Syntax(skill.file_text(), "python", line_numbers=True))
+
+
+@skills_app.command("search")
+def skills_search(query: str, k: int = 5, library: LibraryOpt = None, family: FamilyOpt = "combat") -> None:
+    """Rank skills by similarity of their description to QUERY."""
+    lib = _library(library, family)
+    table = Table("score", Column("name", no_wrap=True), "description")
+    for hit in lib.retrieve(query, k):
+        table.add_row(f"{hit.score:.3f}", hit.skill.name, (hit.skill.description.splitlines() or [""])[0][:80])
+    console.print(table)
+
+
+@skills_app.command("check")
+def skills_check(library: LibraryOpt = None, family: FamilyOpt = "combat") -> None:
+    """Compile every skill in the sandbox and run it on recorded observations."""
+    from compass.skills.check import check_library
+
+    lib = _library(library, family)
+    report = check_library(lib)
+    table = Table(Column("skill", no_wrap=True), "observations", "errors", "first error")
+    for row in report:
+        table.add_row(row.name, str(row.runs), str(len(row.errors)), row.errors[0] if row.errors else "")
+    console.print(table)
+    bad = [r for r in report if r.errors] + lib.problems
+    if bad:
+        err.print(f"[red]{len(bad)} skill file(s) with problems[/]")
+        raise typer.Exit(1)
+    console.print(f"[green]all {len(report)} skills compiled and ran cleanly[/]")
+
+
+def entrypoint() -> None:  # pragma: no cover - console script shim
+    app(sys.argv[1:])

@@ -1,0 +1,158 @@
+"""Typed messages agents exchange, and their compact JSON wire form (used for byte accounting)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from compass.envs.base import Entity
+
+# Positions and health go on the wire with 3 decimals: ample for 32-unit maps and [0, 1] health.
+DECIMALS = 3
+_ENCODER = json.JSONEncoder(separators=(",", ":"))  # ASCII output, so len(str) == bytes
+
+
+@dataclass(frozen=True, slots=True)
+class EntityReport:
+    """``sender`` saw entity (``team``, ``id``) at ``step``; ``hops`` counts relays so far."""
+
+    sender: int
+    step: int
+    team: str
+    id: int
+    unit_type: str
+    x: float
+    y: float
+    health: float
+    shield: float = 0.0
+    last_action: int = 0
+    hops: int = 0
+
+    @classmethod
+    def from_entity(cls, sender: int, step: int, entity: Entity, hops: int = 0) -> EntityReport:
+        """The report ``sender`` broadcasts about an entity it sees."""
+        # Plain Python numbers: adapters may hand over numpy scalars, which JSON cannot encode.
+        return cls(
+            int(sender),
+            int(step),
+            entity.team,
+            int(entity.id),
+            entity.unit_type,
+            float(entity.x),
+            float(entity.y),
+            float(entity.health),
+            float(entity.shield),
+            int(entity.last_action),
+            int(hops),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        r = DECIMALS
+        return {
+            "kind": "entity",
+            "sender": self.sender,
+            "step": self.step,
+            "team": self.team,
+            "id": self.id,
+            "unit_type": self.unit_type,
+            "x": round(self.x, r),
+            "y": round(self.y, r),
+            "health": round(self.health, r),
+            "shield": round(self.shield, r),
+            "last_action": self.last_action,
+            "hops": self.hops,
+        }
+
+    def to_json(self) -> str:
+        """Compact JSON, floats rounded to :data:`DECIMALS`."""
+        return _ENCODER.encode(self.to_dict())
+
+    @property
+    def nbytes(self) -> int:
+        """Size on the wire (the hop counter is one digit for ``max_hops <= 9``)."""
+        return len(self.to_json())
+
+
+@dataclass(frozen=True, slots=True)
+class Intent:
+    """``sender``'s current sub-task (and the skill executing it), set at ``step``."""
+
+    sender: int
+    step: int
+    subtask: str
+    skill: str | None = None
+    hops: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": "intent",
+            "sender": self.sender,
+            "step": self.step,
+            "subtask": self.subtask,
+            "skill": self.skill,
+            "hops": self.hops,
+        }
+
+    def to_json(self) -> str:
+        """Compact JSON."""
+        return _ENCODER.encode(self.to_dict())
+
+    @property
+    def nbytes(self) -> int:
+        """Size on the wire."""
+        return len(self.to_json())
+
+
+Message = EntityReport | Intent
+
+_ENTITY_FIELDS = tuple(EntityReport(0, 0, "", 0, "", 0.0, 0.0, 0.0).to_dict())
+# Everything but the values: braces, quoted keys, colons, commas (each value "0" is one char).
+_ENTITY_FRAME = len(_ENCODER.encode(dict.fromkeys(_ENTITY_FIELDS, 0))) - len(_ENTITY_FIELDS)
+
+
+@lru_cache(maxsize=1024)
+def _str_len(text: str) -> int:
+    return len(_ENCODER.encode(text))
+
+
+def _float_len(value: float) -> int:
+    """Length of the encoder's text for ``round(value, DECIMALS)``."""
+    if -1e15 < value < 1e15:  # shortest repr of the rounded float == fixed-point minus trailing zeros
+        text = f"{value:.{DECIMALS}f}".rstrip("0")
+        return len(text) + 1 if text[-1] == "." else len(text)  # "2." is written "2.0"
+    return len(_ENCODER.encode(round(value, DECIMALS)))  # huge, inf or nan: rare, let json say
+
+
+def entity_report_size(sender: int, step: int, entity: Entity, hops: int = 0) -> int:
+    """``EntityReport.from_entity(sender, step, entity, hops).nbytes`` without building the JSON.
+
+    The protocol sizes every report every step; this is ~5x cheaper than encoding.
+    """
+    return (
+        _ENTITY_FRAME
+        + _str_len("entity")
+        + len(str(int(sender)))
+        + len(str(int(step)))
+        + _str_len(entity.team)
+        + len(str(int(entity.id)))
+        + _str_len(entity.unit_type)
+        + _float_len(float(entity.x))
+        + _float_len(float(entity.y))
+        + _float_len(float(entity.health))
+        + _float_len(float(entity.shield))
+        + len(str(int(entity.last_action)))
+        + len(str(int(hops)))
+    )
+
+
+def decode_message(text: str) -> Message:
+    """Parse the JSON produced by ``to_json`` back into a message."""
+    data = json.loads(text)
+    kind = data.pop("kind", None)
+    if kind == "entity":
+        return EntityReport(**data)
+    if kind == "intent":
+        return Intent(**data)
+    raise ValueError(f"unknown message kind {kind!r}; expected 'entity' or 'intent'")

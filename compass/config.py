@@ -1,0 +1,45 @@
+"""Typed, validated run configuration with defaults that run offline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+DEFAULT_ENV = "smax:protoss_5_vs_5"
+DEFAULT_TASK = ("Defeat all enemy units: focus fire on priority targets, kite melee units at max range "
+                "and keep the group together")
+
+
+class RunConfig(BaseModel):
+    """Everything ``compass run`` needs. Unknown keys are errors (a typo must not be ignored)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    env: str = DEFAULT_ENV
+    episodes: int = Field(1, ge=1)
+    seed: int = 0
+    planner: Literal["library", "vlm"] = "library"
+    vlm: str | None = None
+    library: Path | None = None
+    out: Path = Path("runs")
+    run_id: str | None = None
+    max_steps: int | None = Field(None, ge=1)
+    video: bool = False
+    epo: bool = False
+    comm: str = "multihop"
+    task: str = DEFAULT_TASK
+    decision_interval: int = Field(8, ge=1, description="env steps between VLM decisions")
+    reflection: bool = True
+    image: bool = True
+    max_repairs: int = Field(2, ge=0)
+    vlm_cache: Path | None = None
+    vlm_concurrency: int = Field(8, ge=1)
+
+    @field_validator("env")
+    @classmethod
+    def _env_has_family(cls, v: str) -> str:
+        if ":" not in v:
+            raise ValueError(f"env must look like FAMILY:SCENARIO (e.g. {DEFAULT_ENV}), got {v!r}")
+        return v

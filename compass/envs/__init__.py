@@ -1,0 +1,1 @@
+"""Environment adapters: each turns a native environment into per-agent ``AgentView``s."""

@@ -1,0 +1,139 @@
+"""The per-agent contract between environments and everything above them.
+
+An adapter turns its native environment into one :class:`AgentView` per agent per step and
+turns the family's action indices back into native actions. Everything above (comm, skills,
+planner, runner) only ever sees these types.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, Protocol
+
+import numpy as np
+
+Team = Literal["ally", "enemy"]
+Outcome = Literal["win", "loss", "timeout", "running"]
+
+
+@dataclass(frozen=True)
+class Entity:
+    """One unit as an agent knows it.
+
+    ``id`` is the entity's id in the family's vocabulary: for enemies the index ``j`` that
+    ``attack`` targets (action ``6 + j`` in the combat family), for allies the agent id. Both are
+    global, so reports about the same entity from different agents agree.
+
+    Positions are absolute map coordinates (``x``, ``y``); ``rel_x``/``rel_y``/``distance`` are
+    relative to the observer and divided by its sight range, as SMACv2 observations are.
+    """
+
+    id: int
+    team: Team
+    unit_type: str
+    x: float
+    y: float
+    rel_x: float
+    rel_y: float
+    distance: float
+    health: float
+    shield: float = 0.0
+    can_attack: bool = False
+    last_action: int = 0
+    visible: bool = True
+    source: int | None = None  # agent that saw it, when relayed
+    hops: int = 0
+    age: int = 0  # steps since it was seen
+
+    def relative_to(self, x: float, y: float, sight_range: float, shoot_range: float) -> Entity:
+        """The same entity seen from another position (used when relaying reports)."""
+        dx, dy = (self.x - x) / sight_range, (self.y - y) / sight_range
+        dist = float(np.hypot(dx, dy))
+        can_attack = self.team == "enemy" and self.visible and dist * sight_range <= shoot_range
+        return replace(self, rel_x=float(dx), rel_y=float(dy), distance=dist, can_attack=can_attack)
+
+
+@dataclass(frozen=True)
+class OwnUnit:
+    """The observing agent's own unit."""
+
+    unit_type: str
+    x: float
+    y: float
+    health: float
+    shield: float
+    sight_range: float
+    shoot_range: float
+    weapon_cooldown: float
+    last_action: int
+    map_width: float
+    map_height: float
+
+
+@dataclass
+class AgentView:
+    """What one agent perceives at one step.
+
+    ``text`` is derived from ``own`` and ``entities`` by the family's text function, so the text a
+    VLM reads and the data a skill parses always agree. ``frame()`` renders lazily.
+    """
+
+    agent_id: int
+    family: str
+    step: int
+    alive: bool
+    own: OwnUnit
+    entities: tuple[Entity, ...]
+    avail_actions: tuple[int, ...]
+    text: str
+    extra: dict[str, Any] = field(default_factory=dict)
+    render: Callable[[], np.ndarray] | None = field(default=None, repr=False, compare=False)
+    text_fn: Callable[[AgentView], str] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def enemies(self) -> list[Entity]:
+        return [e for e in self.entities if e.team == "enemy"]
+
+    @property
+    def allies(self) -> list[Entity]:
+        return [e for e in self.entities if e.team == "ally"]
+
+    def frame(self) -> np.ndarray:
+        """RGB ego frame (H, W, 3) uint8."""
+        if self.render is None:
+            raise RuntimeError(f"agent {self.agent_id}: this environment renders no frames")
+        return self.render()
+
+    def with_entities(self, entities: tuple[Entity, ...]) -> AgentView:
+        """A copy with another entity set (e.g. plus relayed reports), text rebuilt."""
+        view = replace(self, entities=tuple(entities))
+        if self.text_fn is not None:
+            view.text = self.text_fn(view)
+        return view
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """The outcome of one joint step."""
+
+    views: list[AgentView]
+    rewards: list[float]
+    done: bool
+    outcome: Outcome
+    info: dict[str, Any]
+
+
+class MultiAgentEnv(Protocol):
+    """What the runner needs from an adapter."""
+
+    family: str
+    n_agents: int
+    n_actions: int
+    scenario: str
+
+    def reset(self, seed: int) -> list[AgentView]: ...
+
+    def step(self, actions: list[int]) -> StepResult: ...
+
+    def render_global(self) -> np.ndarray: ...

@@ -1,0 +1,316 @@
+"""SMAX adapter: jaxmarl's ``HeuristicEnemySMAX`` as compass agent views with SMACv2 action indices.
+
+The jitted environment is compiled once per (n_allies, n_enemies) and shared by every scenario and
+episode of that size (race only changes unit types, which live in the state). Views are built in
+numpy from one device transfer per step.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import cache
+
+import numpy as np
+
+from compass.envs.base import AgentView, Entity, OwnUnit, StepResult
+from compass.envs.combat_text import (
+    ATTACK_OFFSET,
+    MOVE_EAST,
+    MOVE_NORTH,
+    MOVE_SOUTH,
+    MOVE_WEST,
+    STOP,
+    render_combat_text,
+)
+from compass.envs.scenarios import SMAX_UNIT_TYPES, CombatScenario, get_scenario
+
+# SMACv2 index -> SMAX movement index (SMAX: 0 N, 1 E, 2 S, 3 W, 4 stop, 5+j attack).
+_SMAX_MOVE = {MOVE_NORTH: 0, MOVE_EAST: 1, MOVE_SOUTH: 2, MOVE_WEST: 3}
+_SMAX_STOP = 4
+_SMAX_ATTACK_OFFSET = 5
+_DIR_VEC = {MOVE_NORTH: (0.0, 1.0), MOVE_SOUTH: (0.0, -1.0), MOVE_EAST: (1.0, 0.0), MOVE_WEST: (-1.0, 0.0)}
+# SMACv2's episode limit for the 5v5 race maps.
+DEFAULT_MAX_STEPS = 200
+
+
+def enable_jax_cache() -> None:
+    """Persist XLA compilations on disk so later processes skip the tens-of-seconds compiles."""
+    import jax
+
+    cache_dir = os.environ.get("COMPASS_JAX_CACHE", os.path.expanduser("~/.cache/compass/jax"))
+    os.makedirs(cache_dir, exist_ok=True)
+    jax.config.update("jax_compilation_cache_dir", cache_dir)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+
+
+@dataclass
+class _Compiled:
+    env: object
+    reset: object
+    step: object
+    type_params: dict[str, np.ndarray]
+    step_len: np.ndarray  # distance travelled per env step, by unit type
+
+
+@cache
+def _compiled(n_allies: int, n_enemies: int) -> _Compiled:
+    """One jitted HeuristicEnemySMAX per team size, shared across scenarios and episodes."""
+    enable_jax_cache()
+    import jax
+    from jaxmarl.environments.smax.heuristic_enemy_smax_env import HeuristicEnemySMAX
+    from jaxmarl.environments.smax.smax_env import Scenario
+
+    scenario = Scenario(np.zeros(n_allies + n_enemies, dtype=np.uint8), n_allies, n_enemies, True, False)
+    # Terminal step count is ours (timeouts are the adapter's); keep SMAX from ending episodes early.
+    env = HeuristicEnemySMAX(scenario=scenario, max_steps=10**6, see_enemy_actions=True)
+    inner = env._env
+    params = {
+        "sight": np.asarray(inner.unit_type_sight_ranges, dtype=np.float64),
+        "attack": np.asarray(inner.unit_type_attack_ranges, dtype=np.float64),
+        "health": np.asarray(inner.unit_type_health, dtype=np.float64),
+        "cooldown": np.asarray(inner.unit_type_weapon_cooldowns, dtype=np.float64),
+        "velocity": np.asarray(inner.unit_type_velocities, dtype=np.float64),
+        "radius": np.asarray(inner.unit_type_radiuses, dtype=np.float64),
+    }
+    step_len = params["velocity"] * inner.time_per_step * inner.world_steps_per_env_step
+    return _Compiled(env, jax.jit(env.reset), jax.jit(env.step_env), params, step_len)
+
+
+@dataclass
+class Snapshot:
+    """Host-side copy of the state the views and renderers read."""
+
+    pos: np.ndarray  # (n, 2) world units
+    alive: np.ndarray  # (n,) bool
+    health: np.ndarray  # (n,) fraction of max
+    types: np.ndarray  # (n,) SMAX type index
+    cooldown: np.ndarray  # (n,) fraction of max
+    n_allies: int
+    sight: np.ndarray = field(repr=False)  # (n,)
+    attack: np.ndarray = field(repr=False)  # (n,)
+    map_size: tuple[float, float] = (32.0, 32.0)
+
+    def type_name(self, u: int) -> str:
+        return SMAX_UNIT_TYPES[int(self.types[u])]
+
+
+class SmaxEnv:
+    """A compass combat environment over SMAX (see module docstring)."""
+
+    family = "combat"
+
+    def __init__(self, scenario: str = "protoss_5_vs_5", epo: bool = False,
+                 prob_obs_enemy: float | None = None, max_steps: int = DEFAULT_MAX_STEPS) -> None:
+        self.spec: CombatScenario = get_scenario(scenario)
+        self.scenario = scenario
+        self.epo = epo
+        # SMACv2's EPO config: prob_obs_enemy=0 and no range mask on attack actions.
+        self.prob_obs_enemy = (0.0 if epo else 1.0) if prob_obs_enemy is None else prob_obs_enemy
+        self.max_steps = max_steps
+        self.n_agents = self.spec.n_allies
+        self.n_enemies = self.spec.n_enemies
+        self.n_actions = ATTACK_OFFSET + self.n_enemies
+        self._c = _compiled(self.n_agents, self.n_enemies)
+        self._state = None
+        self._key = None
+        self._rng = np.random.default_rng(0)
+        self.t = 0
+        self.snap: Snapshot | None = None
+        self._last_actions = np.zeros(self.n_agents, dtype=np.int64)
+        # observed[j, i]: agent i may observe enemy j (EPO); spotted[j]: enemy j seen by anyone yet.
+        self._observed = np.ones((self.n_enemies, self.n_agents), dtype=bool)
+        self._spotted = np.zeros(self.n_enemies, dtype=bool)
+        self.unit_types: tuple[list[str], list[str]] = ([], [])
+
+    # --- episode control ----------------------------------------------------------------------
+
+    def reset(self, seed: int) -> list[AgentView]:
+        """Start an episode; same seed, same unit types, positions and enemy behaviour."""
+        import jax
+        import jax.numpy as jnp
+
+        self._rng = np.random.default_rng(seed)
+        key = jax.random.PRNGKey(seed)
+        key, reset_key = jax.random.split(key)
+        self._key = key
+        _, state = self._c.reset(reset_key)
+        allies, enemies = self.spec.sample_unit_types(self._rng)
+        self.unit_types = (allies, enemies)
+        types = np.array([SMAX_UNIT_TYPES.index(t) for t in allies + enemies], dtype=np.uint8)
+        inner = state.state
+        inner = inner.replace(
+            unit_types=jnp.asarray(types, dtype=inner.unit_types.dtype),
+            unit_health=jnp.asarray(self._c.type_params["health"][types], dtype=inner.unit_health.dtype),
+            # reset() leaves a weakly typed step; a concrete int32 avoids a second compile of step.
+            step=jnp.asarray(0, dtype=jnp.int32),
+        )
+        self._state = state.replace(state=inner)
+        self.t = 0
+        self._last_actions[:] = 0
+        self._spotted[:] = False
+        self._observed[:] = not self._epo_active
+        self._snapshot()
+        return self.views()
+
+    @property
+    def _epo_active(self) -> bool:
+        return self.prob_obs_enemy < 1.0
+
+    def step(self, actions: list[int]) -> StepResult:
+        """Apply one SMACv2-indexed action per ally."""
+        import jax
+
+        if len(actions) != self.n_agents:
+            raise ValueError(f"expected {self.n_agents} actions, got {len(actions)}")
+        native = {f"ally_{i}": self._to_smax(i, int(a)) for i, a in enumerate(actions)}
+        self._key, step_key = jax.random.split(self._key)
+        _, self._state, rewards, dones, _ = self._c.step(step_key, self._state, native)
+        self.t += 1
+        self._last_actions[:] = [int(a) for a in actions]
+        self._snapshot()
+        s = self.snap
+        allies_alive = bool(s.alive[: self.n_agents].any())
+        enemies_alive = bool(s.alive[self.n_agents:].any())
+        if not enemies_alive and allies_alive:
+            outcome = "win"
+        elif not allies_alive or not enemies_alive:
+            outcome = "loss"  # SMAX can end in mutual destruction; SMACv2 counts it as no win.
+        elif self.t >= self.max_steps:
+            outcome = "timeout"
+        else:
+            outcome = "running"
+        reward = float(rewards["ally_0"])
+        info = {"dead_allies": int((~s.alive[: self.n_agents]).sum()),
+                "dead_enemies": int((~s.alive[self.n_agents:]).sum()),
+                "battle_won": outcome == "win"}
+        return StepResult(self.views(), [reward] * self.n_agents, outcome != "running", outcome, info)
+
+    # --- actions --------------------------------------------------------------------------------
+
+    def _to_smax(self, i: int, a: int) -> int:
+        if a in _SMAX_MOVE:
+            return _SMAX_MOVE[a]
+        if a >= ATTACK_OFFSET:
+            j = a - ATTACK_OFFSET
+            if not 0 <= j < self.n_enemies:
+                raise ValueError(f"action {a} targets enemy #{j}; there are {self.n_enemies} enemies")
+            s = self.snap
+            u = self.n_agents + j
+            if np.linalg.norm(s.pos[u] - s.pos[i]) < s.attack[i]:
+                return _SMAX_ATTACK_OFFSET + j
+            # Out of range (EPO, no action mask): SC2's attack-unit order walks towards the target.
+            return _SMAX_MOVE[self._direction_towards(s.pos[u] - s.pos[i])] if s.alive[u] else _SMAX_STOP
+        return _SMAX_STOP  # no-op and stop
+
+    @staticmethod
+    def _direction_towards(delta: np.ndarray) -> int:
+        if abs(delta[0]) >= abs(delta[1]):
+            return MOVE_EAST if delta[0] > 0 else MOVE_WEST
+        return MOVE_NORTH if delta[1] > 0 else MOVE_SOUTH
+
+    def avail_actions(self, i: int) -> tuple[int, ...]:
+        """SMACv2 rules: no-op only when dead; moves that don't run into the map edge; attacks."""
+        s = self.snap
+        if not s.alive[i]:
+            return (0,)
+        avail = [STOP]
+        step_len = self._c.step_len[s.types[i]]
+        w, h = s.map_size
+        for a, (dx, dy) in _DIR_VEC.items():
+            nx, ny = s.pos[i, 0] + dx * step_len, s.pos[i, 1] + dy * step_len
+            # SMAX kills units that touch the wall; keep half a unit of clearance.
+            if 0.5 <= nx <= w - 0.5 and 0.5 <= ny <= h - 0.5:
+                avail.append(a)
+        enemies = np.arange(self.n_agents, self.n_agents + self.n_enemies)
+        dist = np.linalg.norm(s.pos[enemies] - s.pos[i], axis=1)
+        for j, u in enumerate(enemies):
+            if s.alive[u] and (self._epo_active or dist[j] < s.attack[i]):
+                avail.append(ATTACK_OFFSET + j)
+        return tuple(sorted(avail))
+
+    # --- observation ----------------------------------------------------------------------------
+
+    def _snapshot(self) -> None:
+        import jax
+
+        st = self._state.state
+        pos, alive, health, types, cd = jax.device_get(
+            (st.unit_positions, st.unit_alive, st.unit_health, st.unit_types, st.unit_weapon_cooldowns))
+        types = np.asarray(types, dtype=np.int64)
+        p = self._c.type_params
+        self.snap = Snapshot(
+            pos=np.asarray(pos, dtype=np.float64), alive=np.asarray(alive, dtype=bool),
+            health=np.asarray(health, dtype=np.float64) / p["health"][types], types=types,
+            cooldown=np.clip(np.asarray(cd, dtype=np.float64) / p["cooldown"][types], 0.0, 1.0),
+            n_allies=self.n_agents, sight=p["sight"][types], attack=p["attack"][types])
+        self._update_epo()
+
+    def _update_epo(self) -> None:
+        """SMACv2 EPO: the first agent to spot an enemy keeps seeing it; others with prob p."""
+        if not self._epo_active:
+            return
+        s = self.snap
+        for j in range(self.n_enemies):
+            if self._spotted[j]:
+                continue
+            u = self.n_agents + j
+            seers = [i for i in range(self.n_agents)
+                     if s.alive[i] and s.alive[u] and np.linalg.norm(s.pos[u] - s.pos[i]) < s.sight[i]]
+            if seers:
+                self._spotted[j] = True
+                self._observed[j] = self._rng.random(self.n_agents) < self.prob_obs_enemy
+                self._observed[j, seers[int(self._rng.integers(len(seers)))]] = True
+
+    def _own(self, i: int) -> OwnUnit:
+        s = self.snap
+        return OwnUnit(s.type_name(i), float(s.pos[i, 0]), float(s.pos[i, 1]),
+                       float(s.health[i]) if s.alive[i] else 0.0, 0.0, float(s.sight[i]),
+                       float(s.attack[i]), float(s.cooldown[i]), int(self._last_actions[i]),
+                       *s.map_size)
+
+    def visible_entities(self, i: int) -> tuple[Entity, ...]:
+        """Entities agent ``i`` sees itself this step."""
+        s = self.snap
+        if not s.alive[i]:
+            return ()
+        out = []
+        sight, shoot = s.sight[i], s.attack[i]
+        for u in range(len(s.alive)):
+            if u == i or not s.alive[u]:
+                continue
+            delta = s.pos[u] - s.pos[i]
+            dist = float(np.hypot(*delta))
+            if dist >= sight:
+                continue
+            is_enemy = u >= self.n_agents
+            if is_enemy and not self._observed[u - self.n_agents, i]:
+                continue
+            out.append(Entity(
+                id=u - self.n_agents if is_enemy else u, team="enemy" if is_enemy else "ally",
+                unit_type=s.type_name(u), x=float(s.pos[u, 0]), y=float(s.pos[u, 1]),
+                rel_x=float(delta[0] / sight), rel_y=float(delta[1] / sight), distance=dist / sight,
+                health=float(s.health[u]), can_attack=is_enemy and dist < shoot,
+                last_action=0 if is_enemy else int(self._last_actions[u])))
+        return tuple(out)
+
+    def views(self) -> list[AgentView]:
+        """One AgentView per ally for the current step."""
+        from compass.envs.render import render_ego
+
+        out = []
+        for i in range(self.n_agents):
+            view = AgentView(agent_id=i, family=self.family, step=self.t, alive=bool(self.snap.alive[i]),
+                             own=self._own(i), entities=self.visible_entities(i),
+                             avail_actions=self.avail_actions(i), text="", text_fn=render_combat_text)
+            view.text = render_combat_text(view)
+            snap = self.snap
+            view.render = lambda v=view, snap=snap: render_ego(snap, v)
+            out.append(view)
+        return out
+
+    def render_global(self) -> np.ndarray:
+        """Whole-map RGB frame of the current step."""
+        from compass.envs.render import render_global
+
+        return render_global(self.snap, step=self.t)

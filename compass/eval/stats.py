@@ -1,0 +1,41 @@
+"""Small statistics for results: win-rate intervals and bootstrap CIs of means."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def wilson_interval(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a win rate (well behaved at 0 and 1, unlike the normal one)."""
+    if n == 0:
+        return (0.0, 0.0)
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def bootstrap_mean_ci(values: list[float], n_boot: int = 10_000, alpha: float = 0.05,
+                      seed: int = 0) -> tuple[float, float, float]:
+    """Mean and percentile-bootstrap (1 - alpha) CI."""
+    x = np.asarray(values, dtype=np.float64)
+    if x.size == 0:
+        return (0.0, 0.0, 0.0)
+    rng = np.random.default_rng(seed)
+    means = x[rng.integers(0, x.size, size=(n_boot, x.size))].mean(axis=1)
+    lo, hi = np.quantile(means, [alpha / 2, 1 - alpha / 2])
+    return float(x.mean()), float(lo), float(hi)
+
+
+def summarize_outcomes(episodes: list[dict]) -> dict:
+    """Win rate with its Wilson CI, mean return with a bootstrap CI, mean steps."""
+    n = len(episodes)
+    wins = sum(1 for e in episodes if e["outcome"] == "win")
+    lo, hi = wilson_interval(wins, n)
+    mean_ret, r_lo, r_hi = bootstrap_mean_ci([e["return"] for e in episodes])
+    return {"episodes": n, "wins": wins, "win_rate": wins / n if n else 0.0, "win_rate_ci95": [lo, hi],
+            "mean_return": mean_ret, "mean_return_ci95": [r_lo, r_hi],
+            "mean_steps": float(np.mean([e["steps"] for e in episodes])) if n else 0.0}

@@ -1,0 +1,65 @@
+"""The planner interface the runner calls at each agent's decision points."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from compass.envs.base import AgentView
+from compass.sandbox import SkillError
+from compass.skills.library import SkillLibrary
+
+
+@dataclass
+class DecisionContext:
+    """What an agent knows when it decides (the runner fills it)."""
+
+    agent_id: int
+    step: int
+    view: AgentView  # includes entities relayed by teammates
+    task: str  # the overall goal
+    trigger: str  # start | interval | skill_error | new_enemy | ally_died
+    current_skill: str | None = None
+    subtask: str | None = None
+    last_error: SkillError | None = None
+    reward_since_decision: float = 0.0
+    ally_tasks: dict[int, str] = field(default_factory=dict)
+    minimap: str = ""
+    memory: Any = None  # compass.memory.LocalMemory when available
+    scenario: str = ""
+
+
+@dataclass
+class Decision:
+    """The chosen skill (by library name), the sub-task it serves, and trace records of how."""
+
+    skill: str
+    subtask: str
+    records: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Planner(Protocol):
+    """Anything that picks skills: ``await planner.decide(ctx)``."""
+
+    library: SkillLibrary
+
+    async def decide(self, ctx: DecisionContext) -> Decision: ...
+
+
+class LibraryPlanner:
+    """The paper's "initialized skill library only" mode: the skill retrieved for the task, no VLM."""
+
+    def __init__(self, library: SkillLibrary) -> None:
+        self.library = library
+        self._cache: dict[str, tuple[str, float]] = {}
+
+    async def decide(self, ctx: DecisionContext) -> Decision:
+        query = ctx.subtask or ctx.task
+        if query not in self._cache:
+            hits = self.library.retrieve(query, k=1)
+            if not hits:
+                raise RuntimeError(f"skill library {self.library.dir} has no loadable skills")
+            self._cache[query] = (hits[0].skill.name, hits[0].score)
+        name, score = self._cache[query]
+        return Decision(name, query, [{"module": "retrieval", "query": query, "skill": name,
+                                       "score": round(score, 4)}])

@@ -1,0 +1,212 @@
+"""Episodes: step the environment, share entities, decide skills at decision points, run skills every step.
+
+Decisions happen at the start, every ``decision_interval`` steps and on events (the agent's skill
+failed, it sees an enemy it had not seen, an ally died). All agents that must decide in a round
+decide concurrently; between decisions each agent's skill runs every step in the sandbox.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from compass.config import RunConfig
+from compass.envs.base import AgentView, MultiAgentEnv
+from compass.planner.base import Decision, DecisionContext, Planner
+from compass.sandbox import SkillExecutor
+from compass.trace import RunWriter
+
+
+@dataclass
+class AgentState:
+    """What the runner tracks per agent between steps."""
+
+    skill: str | None = None
+    subtask: str | None = None
+    last_decision: int = -1
+    reward_since: float = 0.0
+    seen_enemies: set[int] = field(default_factory=set)
+    pending_error: Any = None
+
+
+@dataclass
+class EpisodeResult:
+    episode: int
+    seed: int
+    outcome: str
+    ret: float
+    steps: int
+    skill_errors: int
+    decisions: int
+    skills_used: dict[str, int]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"episode": self.episode, "seed": self.seed, "outcome": self.outcome, "return": round(self.ret, 6),
+                "steps": self.steps, "skill_errors": self.skill_errors, "decisions": self.decisions,
+                "skills_used": self.skills_used, **self.extra}
+
+
+class EpisodeRunner:
+    """Plays episodes of one environment with one planner, writing to one run directory."""
+
+    def __init__(self, env: MultiAgentEnv, planner: Planner, cfg: RunConfig, writer: RunWriter,
+                 comm: Any = None, on_step: Any = None) -> None:
+        self.env = env
+        self.planner = planner
+        self.library = planner.library
+        self.cfg = cfg
+        self.writer = writer
+        self.comm = comm
+        self.on_step = on_step
+        self.frames: list[np.ndarray] = []
+
+    def _perceived(self, views: list[AgentView], step: int) -> list[AgentView]:
+        """Each agent's view plus the entities teammates relayed to it."""
+        if self.comm is None:
+            return views
+        self.comm.exchange(step, views)
+        out = []
+        for v in views:
+            relayed = self.comm.relayed_for(v.agent_id, v) if v.alive else ()
+            out.append(v.with_entities(v.entities + tuple(relayed)) if relayed else v)
+        return out
+
+    def _triggers(self, views: list[AgentView], states: list[AgentState], step: int,
+                  deaths: set[int]) -> dict[int, str]:
+        due: dict[int, str] = {}
+        for v, s in zip(views, states, strict=True):
+            if not v.alive:
+                continue
+            new = {e.id for e in v.enemies} - s.seen_enemies
+            s.seen_enemies |= new
+            if s.skill is None:
+                due[v.agent_id] = "start"
+            elif s.pending_error is not None:
+                due[v.agent_id] = "skill_error"
+            elif step - s.last_decision >= self.cfg.decision_interval:
+                due[v.agent_id] = "interval"
+            elif new:
+                due[v.agent_id] = "new_enemy"
+            elif deaths:
+                due[v.agent_id] = "ally_died"
+        return due
+
+    async def _decide(self, views: list[AgentView], states: list[AgentState], due: dict[int, str],
+                      step: int) -> list[tuple[int, Decision]]:
+        async def one(i: int, trigger: str) -> tuple[int, Decision]:
+            s = states[i]
+            ctx = DecisionContext(
+                agent_id=i, step=step, view=views[i], task=self.cfg.task, trigger=trigger,
+                current_skill=s.skill, subtask=s.subtask, last_error=s.pending_error,
+                reward_since_decision=s.reward_since, scenario=self.cfg.env,
+                ally_tasks=self.comm.ally_tasks_for(i) if self.comm is not None else {},
+            )
+            return i, await self.planner.decide(ctx)
+
+        return await asyncio.gather(*(one(i, t) for i, t in sorted(due.items())))
+
+    async def run_episode(self, episode: int, seed: int, progress: Any = None) -> EpisodeResult:
+        env, lib = self.env, self.library
+        views = env.reset(seed)
+        executor = SkillExecutor(env.family, seed=seed)
+        states = [AgentState() for _ in views]
+        max_steps = getattr(env, "max_steps", self.cfg.max_steps or 200)
+        ret, errors, decisions = 0.0, 0, 0
+        used: dict[str, int] = {}
+        outcome, info = "timeout", {}
+        alive_before = {v.agent_id for v in views if v.alive}
+        deaths: set[int] = set()
+        if self.cfg.video:
+            self.frames.append(env.render_global())
+        t = 0
+        for t in range(max_steps):
+            perceived = self._perceived(views, t)
+            due = self._triggers(perceived, states, t, deaths)
+            if due:
+                t0 = time.perf_counter()
+                for i, decision in await self._decide(perceived, states, due, t):
+                    s = states[i]
+                    if decision.skill not in lib:
+                        raise RuntimeError(f"planner chose unknown skill {decision.skill!r}")
+                    s.skill, s.subtask, s.last_decision = decision.skill, decision.subtask, t
+                    s.reward_since, s.pending_error = 0.0, None
+                    decisions += 1
+                    if self.comm is not None:
+                        self.comm.post_intent(i, t, decision.subtask, decision.skill)
+                    self.writer.trace({"kind": "decision", "episode": episode, "t": t, "agent": i,
+                                       "trigger": due[i], "skill": decision.skill,
+                                       "code_hash": lib.compiled[decision.skill].code_hash,
+                                       "subtask": decision.subtask, "records": decision.records})
+                self.writer.timing({"kind": "decision_round", "episode": episode, "t": t, "agents": len(due),
+                                    "seconds": round(time.perf_counter() - t0, 6)})
+            actions, step_errors, skills = [], [], []
+            for v, s in zip(perceived, states, strict=True):
+                if not v.alive:
+                    actions.append(0)
+                    skills.append(None)
+                    continue
+                result = executor.run(lib.compiled[s.skill], v)
+                actions.append(result.action)
+                skills.append(s.skill)
+                used[s.skill] = used.get(s.skill, 0) + 1
+                if result.error is not None:
+                    errors += 1
+                    s.pending_error = result.error
+                    lib.record_use(s.skill, errors=1)
+                    step_errors.append({"agent": v.agent_id, "skill": s.skill, "kind": result.error.kind,
+                                        "message": str(result.error), "traceback": result.error.traceback})
+            res = env.step(actions)
+            reward = float(np.mean(res.rewards)) if res.rewards else 0.0
+            ret += reward
+            for s in states:
+                s.reward_since += reward
+            record = {"kind": "step", "episode": episode, "t": t, "actions": actions, "skills": skills,
+                      "reward": round(reward, 6)}
+            if step_errors:
+                record["errors"] = step_errors
+            self.writer.trace(record)
+            if self.on_step is not None:
+                self.on_step(episode, t, res)
+            views = res.views
+            alive_now = {v.agent_id for v in views if v.alive}
+            deaths = alive_before - alive_now
+            alive_before = alive_now
+            if self.cfg.video:
+                self.frames.append(env.render_global())
+            if progress is not None:
+                progress()
+            if res.done:
+                outcome, info = res.outcome, res.info
+                break
+        steps = t + 1
+        for name, n in used.items():
+            lib.record_use(name, uses=n)
+        extra = {k: v for k, v in info.items() if isinstance(v, (int, float, bool, str))}
+        if self.comm is not None:
+            extra["comm"] = self.comm.stats()
+        result = EpisodeResult(episode, seed, outcome, ret, steps, errors, decisions, dict(sorted(used.items())),
+                               extra)
+        self.writer.trace({"kind": "episode_end", **result.as_dict()})
+        self.writer.flush()
+        return result
+
+
+def new_run_id(cfg: RunConfig) -> str:
+    """A readable, sortable run id: ``<env>-<planner>-s<seed>-<timestamp>``."""
+    env = cfg.env.replace(":", "-")
+    return f"{env}-{cfg.planner}-s{cfg.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+
+
+def write_video(frames: list[np.ndarray], path: Path, fps: int = 8) -> None:
+    """Encode frames as an MP4 (imageio + ffmpeg)."""
+    import imageio.v2 as imageio
+
+    with imageio.get_writer(path, fps=fps, codec="libx264", quality=7, macro_block_size=1) as w:
+        for f in frames:
+            w.append_data(f)

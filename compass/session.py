@@ -1,0 +1,68 @@
+"""One ``compass run``: build env, library, planner and comm from a config; play; write the summary."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+from compass.comm import CommProtocol
+from compass.config import RunConfig
+from compass.envs.registry import make_env, skill_family
+from compass.eval.stats import summarize_outcomes
+from compass.planner.factory import make_planner
+from compass.runner import EpisodeRunner, new_run_id, write_video
+from compass.skills.library import SkillLibrary, default_library_root
+from compass.trace import RunWriter
+
+
+def make_comm(cfg: RunConfig) -> CommProtocol:
+    """The communication protocol for ``cfg.comm`` (a typo in the mode lists the valid ones)."""
+    return CommProtocol(cfg.comm, seed=cfg.seed)
+
+
+def run(cfg: RunConfig, on_episode: Callable[[dict], None] | None = None,
+        progress: Callable[[int, int], Callable[[], None]] | None = None) -> dict:
+    """Play ``cfg.episodes`` episodes and return the run summary (also written to summary.json).
+
+    ``progress(episode, max_steps)`` may return a per-step callback (the CLI's progress bar).
+    """
+    family = skill_family(cfg.env)
+    library = SkillLibrary(cfg.library or default_library_root(), family)
+    env = make_env(cfg.env, epo=cfg.epo, max_steps=cfg.max_steps)
+    planner = make_planner(cfg, library)
+    run_dir = Path(cfg.out) / (cfg.run_id or new_run_id(cfg))
+    writer = RunWriter(run_dir)
+    comm = make_comm(cfg)
+    runner = EpisodeRunner(env, planner, cfg, writer, comm=comm)
+    writer.trace({"kind": "run_start", "config": cfg.model_dump(mode="json", exclude={"out", "run_id"}),
+                  "library": sorted(library.names()),
+                  "library_problems": [str(p) for p in library.problems]})
+    episodes = []
+    try:
+        for ep in range(cfg.episodes):
+            seed = cfg.seed + ep
+            comm.reset(seed)
+            tick = progress(ep, getattr(env, "max_steps", cfg.max_steps or 0)) if progress else None
+            result = asyncio.run(runner.run_episode(ep, seed, tick))
+            row = result.as_dict()
+            usage = getattr(planner, "usage_for_episode", None)
+            if usage is not None:
+                row["vlm"] = usage(ep)
+            episodes.append(row)
+            if on_episode:
+                on_episode(row)
+    finally:
+        writer.close()
+        library.save_stats()
+    summary = {"run_id": run_dir.name, "env": cfg.env, "planner": cfg.planner, "vlm": cfg.vlm,
+               "comm": cfg.comm, "epo": cfg.epo, "seed": cfg.seed, "episodes": episodes,
+               "overall": summarize_outcomes(episodes)}
+    if hasattr(planner, "usage_summary"):
+        summary["vlm_usage"] = planner.usage_summary()
+    if cfg.video and runner.frames:
+        write_video(runner.frames, run_dir / "episodes.mp4")
+        summary["video"] = "episodes.mp4"
+    writer.summary(summary)
+    summary["run_dir"] = str(run_dir)
+    return summary

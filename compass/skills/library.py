@@ -1,0 +1,214 @@
+"""The on-disk skill library: one ``.py`` per skill under ``<root>/<family>/``, plus usage stats.
+
+Loading never fails because of one bad file: a file that does not parse or compile in the
+sandbox is reported (name, line, reason) in :attr:`SkillLibrary.problems` and skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from compass.sandbox import CompiledSkill, SkillError, compile_skill
+from compass.skills.embedding import Embedder
+from compass.skills.skill import Skill, parse_skill_source, validate_name
+from compass.util.atomic import atomic_write_json, atomic_write_text
+
+STATS_FILE = "_stats.json"
+
+
+def default_library_root() -> Path:
+    """The starting library shipped in the repository (``skill_library/``), or $COMPASS_LIBRARY."""
+    env = os.environ.get("COMPASS_LIBRARY")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[2] / "skill_library"
+
+
+def default_cache_dir() -> Path:
+    return Path(os.environ.get("COMPASS_CACHE", Path.home() / ".cache" / "compass"))
+
+
+@dataclass(frozen=True)
+class LoadProblem:
+    """A skill file that could not be loaded."""
+
+    path: Path
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path.name}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    """A retrieval hit."""
+
+    skill: Skill
+    score: float
+
+
+class SkillLibrary:
+    """Skills of one family in ``root/family``: load, compile, add, retrieve, count uses."""
+
+    def __init__(self, root: str | os.PathLike, family: str, embedder: Embedder | None = None) -> None:
+        self.root = Path(root)
+        self.family = family
+        self.dir = self.root / family
+        self.embedder = embedder or Embedder(default_cache_dir() / "embeddings")
+        self.skills: dict[str, Skill] = {}
+        self.compiled: dict[str, CompiledSkill] = {}
+        self.problems: list[LoadProblem] = []
+        self.stats: dict[str, dict[str, int]] = {}
+        self.reload()
+
+    # --- loading ----------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        """(Re)read every skill file; bad files go to :attr:`problems`."""
+        self.skills.clear()
+        self.compiled.clear()
+        self.problems = []
+        if not self.dir.is_dir():
+            raise FileNotFoundError(f"no skill library for family {self.family!r} at {self.dir}")
+        for path in sorted(self.dir.glob("*.py")):
+            self._load_file(path)
+        self.stats = self._read_stats()
+        self._index_names: list[str] = []
+        self._index = None
+
+    def _load_file(self, path: Path) -> None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            self.problems.append(LoadProblem(path, f"unreadable: {e}"))
+            return
+        offset = header_length(text)
+        try:
+            skill = parse_skill_source(text, self.family, path)
+            compiled = compile_skill(skill.code, skill.name, self.family, str(path), line_offset=offset)
+        except SyntaxError as e:
+            self.problems.append(LoadProblem(path, f"line {(e.lineno or 0) + offset}: syntax error: {e.msg}"))
+            return
+        except (SkillError, ValueError) as e:
+            self.problems.append(LoadProblem(path, _without_path(str(e), path)))
+            return
+        self.skills[skill.name] = skill
+        self.compiled[skill.name] = compiled
+
+    def _read_stats(self) -> dict[str, dict[str, int]]:
+        path = self.dir / STATS_FILE
+        if not path.exists():
+            return {}
+        try:
+            return json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError) as e:
+            self.problems.append(LoadProblem(path, f"unreadable stats, starting fresh: {e}"))
+            return {}
+
+    # --- queries ----------------------------------------------------------------------------
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.skills
+
+    def __len__(self) -> int:
+        return len(self.skills)
+
+    def names(self) -> list[str]:
+        return sorted(self.skills)
+
+    def get(self, name: str) -> Skill:
+        try:
+            return self.skills[name]
+        except KeyError:
+            raise KeyError(f"no skill named {name!r} in {self.dir} (have: {', '.join(self.names())})") from None
+
+    def retrieve(self, query: str, k: int = 5) -> list[Retrieved]:
+        """The ``k`` skills whose descriptions are most similar to ``query`` (cosine), best first."""
+        import faiss
+
+        if not self.skills:
+            return []
+        names = self.names()
+        if self._index is None or self._index_names != names:
+            vecs = self.embedder.embed([self._embed_text(self.skills[n]) for n in names])
+            self._index = faiss.IndexFlatIP(vecs.shape[1])
+            self._index.add(vecs)
+            self._index_names = names
+        q = self.embedder.embed([query])
+        scores, idx = self._index.search(q, min(k, len(names)))
+        # Ties (identical descriptions) resolve by name so retrieval is deterministic.
+        hits = [(float(s), names[int(i)]) for s, i in zip(scores[0], idx[0], strict=True) if i >= 0]
+        hits.sort(key=lambda h: (-round(h[0], 6), h[1]))
+        return [Retrieved(self.skills[n], s) for s, n in hits]
+
+    @staticmethod
+    def _embed_text(skill: Skill) -> str:
+        return f"{skill.name.replace('_', ' ')}: {skill.description}"
+
+    # --- changes ----------------------------------------------------------------------------
+
+    def add(self, skill: Skill, overwrite: bool = False) -> Skill:
+        """Compile ``skill`` in the sandbox and write it atomically; returns the stored skill.
+
+        A name collision without ``overwrite`` gets a numeric suffix (``name_v2``...), so a
+        generated refinement never silently replaces its parent.
+        """
+        validate_name(skill.name)
+        name = skill.name
+        if not overwrite and name in self.skills:
+            n = 2
+            while f"{name}_v{n}" in self.skills:
+                n += 1
+            name = f"{name}_v{n}"
+            skill = rename_skill(skill, name)
+        skill.meta.setdefault("provenance", "generated")
+        skill.meta.setdefault("created", datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+        path = self.dir / f"{name}.py"
+        compiled = compile_skill(skill.code, skill.name, self.family, str(path),
+                                 line_offset=header_length(skill.file_text()))
+        atomic_write_text(path, skill.file_text())
+        skill.path = path
+        self.skills[name] = skill
+        self.compiled[name] = compiled
+        return skill
+
+    def record_use(self, name: str, **counts: int) -> None:
+        """Add to a skill's counters (uses, errors, wins, episodes...) in memory."""
+        s = self.stats.setdefault(name, {})
+        for k, v in counts.items():
+            s[k] = s.get(k, 0) + v
+
+    def save_stats(self) -> None:
+        atomic_write_json(self.dir / STATS_FILE, self.stats)
+
+
+def rename_skill(skill: Skill, new_name: str) -> Skill:
+    """A copy of ``skill`` whose function is renamed (only the ``def`` line changes)."""
+    old = f"def {skill.name}("
+    if old not in skill.code:
+        raise ValueError(f"cannot rename {skill.name}: 'def {skill.name}(' not found")
+    code = skill.code.replace(old, f"def {new_name}(", 1)
+    return Skill(new_name, skill.family, code, skill.description, dict(skill.meta), None)
+
+
+def header_length(text: str) -> int:
+    """Number of header/comment lines before a skill's code."""
+    n = 0
+    for line in text.splitlines():
+        if not (line.startswith("#") or not line.strip()):
+            break
+        n += 1
+    return n
+
+
+def _without_path(message: str, path: Path) -> str:
+    """Sandbox messages start with the file path; problems are listed by file already."""
+    import re
+
+    message = message.replace(f"{path}:", "", 1).replace(str(path), "").strip()
+    message = re.sub(r"^(\d+):", r"line \1:", message)
+    return message.replace("Line ", "line ")

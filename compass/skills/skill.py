@@ -1,0 +1,94 @@
+"""A skill: one plain Python file, one public function, a readable metadata header.
+
+```
+# provenance: generated
+# parent: focus_fire
+# created: 2026-11-22T10:00:00Z
+# model: openai:gpt-4o-mini
+# subtask: Focus fire on the weakest stalker when two allies are in range
+def focus_weakest_stalker(obs: str) -> int:
+    \"\"\"Description that is embedded for retrieval.\"\"\"
+    ...
+```
+
+Editing the file by hand is a supported way to change the library; the header keys are
+optional and unknown keys are kept.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from compass.sandbox.runtime import code_hash
+
+PROVENANCES = ("bootstrap", "generated", "human")
+_HEADER = re.compile(r"#\s*([A-Za-z_][\w-]*)\s*:\s*(.*)$")
+_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+@dataclass
+class Skill:
+    """A skill's source and metadata (``meta`` holds provenance, parent, created, model, subtask...)."""
+
+    name: str
+    family: str
+    code: str  # the function source, without the header
+    description: str
+    meta: dict[str, str] = field(default_factory=dict)
+    path: Path | None = None
+
+    @property
+    def provenance(self) -> str:
+        return self.meta.get("provenance", "human")
+
+    @property
+    def parent(self) -> str | None:
+        p = self.meta.get("parent", "-")
+        return None if p in ("", "-") else p
+
+    @property
+    def code_hash(self) -> str:
+        return code_hash(self.code)
+
+    def file_text(self) -> str:
+        """The file as written to disk: header then code."""
+        header = "".join(f"# {k}: {v}\n" for k, v in self.meta.items())
+        return header + self.code.rstrip() + "\n"
+
+
+def validate_name(name: str) -> str:
+    """Skill names are lower_snake_case identifiers (they are file stems and function names)."""
+    if not _NAME.match(name):
+        raise ValueError(f"invalid skill name {name!r}: use lower_snake_case letters, digits and _")
+    return name
+
+
+def parse_skill_source(text: str, family: str, path: Path | None = None,
+                       name: str | None = None) -> Skill:
+    """Split a skill file into header metadata and code; find its function and docstring.
+
+    Raises ``SyntaxError`` (with file and line) for code that does not parse and ``ValueError``
+    when the file does not define the expected single function.
+    """
+    meta: dict[str, str] = {}
+    lines = text.splitlines(keepends=True)
+    i = 0
+    while i < len(lines) and (lines[i].startswith("#") or not lines[i].strip()):
+        m = _HEADER.match(lines[i].strip())
+        if m:
+            meta[m.group(1)] = m.group(2).strip()
+        i += 1
+    code = "".join(lines[i:])
+    tree = ast.parse(code, filename=str(path or "<skill>"))  # SyntaxError lines are relative to code
+    funcs = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+    if len(funcs) != 1:
+        raise ValueError(f"{path or '<skill>'}: a skill file defines exactly one function, found {len(funcs)}")
+    fn = funcs[0]
+    expected = name or (path.stem if path else fn.name)
+    if fn.name != expected:
+        raise ValueError(f"{path or '<skill>'}: function is named {fn.name!r} but the file is {expected!r}")
+    description = ast.get_docstring(fn) or ""
+    return Skill(fn.name, family, code, description, meta, path)

@@ -1,0 +1,70 @@
+"""Run directories: ``runs/<id>/trace.jsonl``, ``timings.jsonl``, ``summary.json``, video.
+
+``trace.jsonl`` holds only what the seed and the (cached) VLM answers determine, so the same
+inputs give a byte-identical file; wall-clock figures go to ``timings.jsonl``. The trace is
+written to ``trace.jsonl.partial`` and renamed when the run ends, so a crashed run never
+leaves a file that looks complete.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from compass.util.atomic import atomic_write_json
+
+
+def _default(o: Any) -> Any:
+    import numpy as np
+
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.floating):
+        return float(o)
+    if isinstance(o, Path):
+        return str(o)
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+
+def dumps(record: dict[str, Any]) -> str:
+    """Canonical one-line JSON (sorted keys) for trace records."""
+    return json.dumps(record, sort_keys=True, separators=(",", ":"), default=_default)
+
+
+class RunWriter:
+    """Writes one run directory."""
+
+    def __init__(self, run_dir: str | os.PathLike) -> None:
+        self.dir = Path(run_dir)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self._partial = self.dir / "trace.jsonl.partial"
+        self._trace = open(self._partial, "w", encoding="utf-8")  # noqa: SIM115 - closed in close()
+        self._timings = open(self.dir / "timings.jsonl", "w", encoding="utf-8")  # noqa: SIM115
+
+    def trace(self, record: dict[str, Any]) -> None:
+        self._trace.write(dumps(record) + "\n")
+
+    def timing(self, record: dict[str, Any]) -> None:
+        self._timings.write(dumps(record) + "\n")
+
+    def flush(self) -> None:
+        self._trace.flush()
+        self._timings.flush()
+
+    def summary(self, summary: dict[str, Any]) -> None:
+        atomic_write_json(self.dir / "summary.json", summary)
+
+    def close(self) -> None:
+        for f in (self._trace, self._timings):
+            f.flush()
+            os.fsync(f.fileno())
+            f.close()
+        os.replace(self._partial, self.dir / "trace.jsonl")
+
+
+def read_trace(run_dir: str | os.PathLike) -> list[dict[str, Any]]:
+    """All records of a finished run's trace."""
+    with open(Path(run_dir) / "trace.jsonl", encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]

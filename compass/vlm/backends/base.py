@@ -1,0 +1,96 @@
+"""The contract between :class:`~compass.vlm.client.VLMClient` and one model backend."""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from compass.vlm.types import VLMRequest
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class BackendReply:
+    """What a backend returns; token counts are ``None`` when it did not report them."""
+
+    text: str
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+class Backend:
+    """One way of answering a :class:`VLMRequest`.
+
+    Subclasses set ``name`` (the spec prefix) and ``model`` and implement :meth:`generate`, raising
+    :class:`~compass.vlm.errors.BackendError` for failures the client should classify/retry. The
+    client owns caching, retries, concurrency and accounting; a backend does one attempt.
+    """
+
+    name: str = "base"
+    model: str = ""
+    #: Replies may be stored in / served from the response cache.
+    cacheable: bool = True
+    #: The client may cancel a call at its timeout (false for in-process generation threads).
+    interruptible: bool = True
+    #: Count tokens with tiktoken when the reply has no usage (API backends); else chars/4.
+    use_tiktoken: bool = False
+
+    @property
+    def cache_id(self) -> str:
+        """The backend identity in cache keys (distinguishes e.g. two servers serving one model name)."""
+        return self.name
+
+    @property
+    def price_backend(self) -> str:
+        """The backend name used for pricing (``"local"`` for self-hosted servers, which are free)."""
+        return self.name
+
+    @property
+    def label(self) -> str:
+        """How error messages name this backend, e.g. ``openai:gpt-4o-mini``."""
+        return f"{self.name}:{self.model}"
+
+    async def generate(self, req: VLMRequest, timeout_s: float) -> BackendReply:
+        """Answer ``req`` once (no retries); ``req`` has max_tokens and temperature filled in."""
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        """Release connections/threads; the default holds nothing."""
+
+
+class PerLoop(Generic[T]):
+    """One lazily made object per running event loop.
+
+    asyncio primitives and SDK connection pools are bound to the loop that first used them; a
+    client reused across ``asyncio.run`` calls (or pytest-asyncio's per-test loops) would
+    otherwise fail with "attached to a different loop" / "event loop is closed".
+    """
+
+    def __init__(self, factory: Callable[[], T]) -> None:
+        self._factory = factory
+        self._items: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, T] = weakref.WeakKeyDictionary()
+
+    def get(self) -> T:
+        loop = asyncio.get_running_loop()
+        item = self._items.get(loop)
+        if item is None:
+            item = self._items[loop] = self._factory()
+        return item
+
+    def current(self) -> T | None:
+        """The current loop's object if one was made (None outside a loop)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return None
+        return self._items.get(loop)
+
+    def all(self) -> list[T]:
+        return list(self._items.values())
+
+    def clear(self) -> None:
+        self._items.clear()

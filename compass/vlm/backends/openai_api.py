@@ -1,0 +1,98 @@
+"""``openai:MODEL`` and ``openai:MODEL@URL``: the OpenAI API or any OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from compass.vlm.backends.base import Backend, BackendReply, PerLoop
+from compass.vlm.backends.sdk_errors import to_backend_error
+from compass.vlm.errors import BackendError, VLMError
+from compass.vlm.images import data_url
+from compass.vlm.types import VLMRequest
+
+ENV_KEY = "OPENAI_API_KEY"
+
+
+def openai_messages(req: VLMRequest) -> list[dict[str, Any]]:
+    """Chat messages in OpenAI wire format: images as ``image_url`` data-URL parts, then the text."""
+    messages: list[dict[str, Any]] = []
+    if req.system:
+        messages.append({"role": "system", "content": req.system})
+    if req.images:
+        content: Any = [{"type": "image_url", "image_url": {"url": data_url(image)}} for image in req.images]
+        content.append({"type": "text", "text": req.prompt})
+    else:
+        content = req.prompt  # plain string: accepted by text-only servers too
+    messages.append({"role": "user", "content": content})
+    return messages
+
+
+class OpenAIBackend(Backend):
+    """Calls ``chat.completions`` through the official ``openai.AsyncOpenAI`` client.
+
+    With ``base_url`` (vLLM, Ollama, llama.cpp, ...) the key is optional (``OPENAI_API_KEY`` if set,
+    else ``"EMPTY"``) and ``max_tokens`` is sent; against the OpenAI API the key is required and
+    ``max_completion_tokens`` is sent.
+    """
+
+    name = "openai"
+    use_tiktoken = True
+
+    def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None) -> None:
+        try:
+            import openai
+        except ImportError as exc:
+            raise VLMError("openai backend needs the 'openai' package: pip install openai") from exc
+        if not model:
+            raise VLMError("openai: spec needs a model name, e.g. openai:gpt-4o-mini")
+        self._sdk = openai
+        self.model = model
+        self.base_url = base_url.rstrip("/") if base_url else None
+        key = api_key or os.environ.get(ENV_KEY)
+        if not key:
+            if self.base_url is None:
+                raise VLMError(f"openai: {ENV_KEY} is not set; export it, or use a local OpenAI-compatible "
+                               f"server with openai:{model}@http://HOST:PORT/v1")
+            key = "EMPTY"  # local servers ignore the key but the SDK insists on one
+        self._key = key
+        # SDK retries are off: VLMClient retries with its own policy and accounting.
+        self._clients: PerLoop[Any] = PerLoop(
+            lambda: openai.AsyncOpenAI(api_key=self._key, base_url=self.base_url, max_retries=0))
+
+    @property
+    def cache_id(self) -> str:
+        return f"openai@{self.base_url}" if self.base_url else "openai"
+
+    @property
+    def price_backend(self) -> str:
+        return "local" if self.base_url else "openai"
+
+    @property
+    def label(self) -> str:
+        return f"openai:{self.model}@{self.base_url}" if self.base_url else f"openai:{self.model}"
+
+    async def generate(self, req: VLMRequest, timeout_s: float) -> BackendReply:
+        limit = {"max_tokens" if self.base_url else "max_completion_tokens": req.max_tokens}
+        try:
+            response = await self._clients.get().chat.completions.create(
+                model=self.model, messages=openai_messages(req), temperature=req.temperature,
+                timeout=timeout_s, **limit)
+        except Exception as exc:
+            error = to_backend_error(exc, self._sdk)
+            if error is None:
+                raise
+            raise error from exc
+        if not response.choices:
+            raise BackendError("response has no choices", retryable=True)
+        text = response.choices[0].message.content or ""
+        usage = response.usage
+        return BackendReply(text=text,
+                            prompt_tokens=getattr(usage, "prompt_tokens", None),
+                            completion_tokens=getattr(usage, "completion_tokens", None))
+
+    async def aclose(self) -> None:
+        client = self._clients.current()
+        if client is not None:
+            await client.close()
+        self._clients.clear()

@@ -1,0 +1,83 @@
+"""On-disk response cache: one JSON file per request key."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+_REQUIRED = {"text": str, "prompt_tokens": int, "completion_tokens": int}
+
+
+class ResponseCache:
+    """Stores replies under ``root/<key[:2]>/<key>.json``.
+
+    Writes are atomic (temporary file in the same directory, then ``os.replace``), so concurrent
+    writers and crashes never leave half a file behind. A file that cannot be read or parsed is a
+    miss with a warning, never an exception.
+    """
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root).expanduser()
+
+    def path(self, key: str) -> Path:
+        """Where the entry for ``key`` lives (sharded by its first two hex characters)."""
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The stored record for ``key``, or ``None`` on a miss or an unreadable entry."""
+        path = self.path(key)
+        try:
+            raw = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            log.warning("vlm cache: cannot read %s (%s); treating as a miss", path, exc)
+            return None
+        try:
+            record = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            log.warning("vlm cache: corrupt entry %s (%s); treating as a miss", path, exc)
+            return None
+        problem = _validate(record, key)
+        if problem:
+            log.warning("vlm cache: invalid entry %s (%s); treating as a miss", path, problem)
+            return None
+        return record
+
+    def put(self, key: str, record: dict[str, Any]) -> None:
+        """Store ``record`` for ``key`` atomically; failures are logged, not raised."""
+        path = self.path(key)
+        payload = {**record, "key": key, "stored_at": time.time()}
+        tmp_name: str | None = None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=f".{key[:8]}.",
+                                             suffix=".tmp", delete=False) as tmp:
+                tmp_name = tmp.name
+                json.dump(payload, tmp, ensure_ascii=False)
+            os.replace(tmp_name, path)
+            tmp_name = None
+        except (OSError, TypeError, ValueError) as exc:
+            # A cache that cannot be written only costs money later; the call itself succeeded.
+            log.warning("vlm cache: cannot write %s (%s)", path, exc)
+        finally:
+            if tmp_name is not None:
+                Path(tmp_name).unlink(missing_ok=True)
+
+
+def _validate(record: Any, key: str) -> str | None:
+    if not isinstance(record, dict):
+        return "not a JSON object"
+    for name, kind in _REQUIRED.items():
+        if not isinstance(record.get(name), kind):
+            return f"field {name!r} missing or not {kind.__name__}"
+    if record.get("key", key) != key:
+        return "stored under another key"
+    return None

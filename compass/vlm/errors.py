@@ -1,0 +1,32 @@
+"""Errors raised by the VLM layer."""
+
+from __future__ import annotations
+
+
+class VLMError(RuntimeError):
+    """A VLM call (or client setup) failed for good; the message says what and how to fix it."""
+
+
+class BackendError(Exception):
+    """One failed attempt at a backend call, classified for the retry loop.
+
+    Backends translate their SDK's exceptions into this; :class:`~compass.vlm.client.VLMClient`
+    retries it when ``retryable`` and turns the last one into a :class:`VLMError`. Fakes may raise
+    it to simulate outages.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False,
+                 retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+    def describe(self) -> str:
+        """``status 429: rate limit ...`` or just the message when there was no HTTP status."""
+        return f"status {self.status}: {self}" if self.status is not None else str(self)
+
+
+def is_retryable_status(status: int) -> bool:
+    """429, 408 and every 5xx are worth retrying; other 4xx (bad request, auth) never are."""
+    return status in (408, 429) or status >= 500

@@ -1,0 +1,28 @@
+# provenance: human
+# parent: -
+# created: 2026-11-22
+# model: -
+# subtask: retreat when low health
+def retreat_when_low(obs: str) -> int:
+    """Retreat when health is low: a unit below 30% health backs away from enemies towards its allies, otherwise attacks the weakest enemy in range."""
+    obs_data = parse_obs(obs)
+    valid = obs_data.available_actions
+    if 0 in valid:
+        return 0
+    enemies = [e for e in obs_data.enemies if e.visible]
+    if obs_data.own_health < 0.3 and enemies:
+        cx = sum(e.position[0] for e in enemies) / len(enemies)
+        cy = sum(e.position[1] for e in enemies) / len(enemies)
+        if obs_data.allies:
+            ax = sum(a.position[0] for a in obs_data.allies) / len(obs_data.allies)
+            ay = sum(a.position[1] for a in obs_data.allies) / len(obs_data.allies)
+            tx, ty = ax - cx, ay - cy
+        else:
+            tx, ty = -cx, -cy
+        action = find_path(obs_data, tx, ty, avoid_enemies=True)
+        if action:
+            return action
+    in_range = [e for e in enemies if e.can_attack and (e.id + 6) in valid]
+    if in_range:
+        return attack(min(in_range, key=lambda e: e.health).id)
+    return default_action(obs)

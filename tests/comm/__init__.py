@@ -1,0 +1,1 @@
+"""Tests of compass.memory and compass.comm (hand-built geometries, no environment)."""

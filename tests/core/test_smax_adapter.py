@@ -1,0 +1,132 @@
+"""SMAX adapter: text agrees with entities, SMACv2 action mapping, EPO, outcomes, rendering."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from compass.envs.combat_text import ATTACK_OFFSET, obs_data_from_view, parse_combat_text
+from compass.envs.scenarios import SCENARIOS, get_scenario
+from compass.envs.smax import SmaxEnv
+
+
+def _same(a, b):
+    assert a.own_unit_type == b.own_unit_type and a.available_actions == b.available_actions
+    assert a.own_position == b.own_position and a.own_health == b.own_health and a.can_move == b.can_move
+    for xs, ys in ((a.enemies, b.enemies), (a.allies, b.allies)):
+        assert [(u.id, u.unit_type, u.position, u.distance, u.health, u.last_action) for u in xs] == \
+               [(u.id, u.unit_type, u.position, u.distance, u.health, u.last_action) for u in ys]
+    assert [e.can_attack for e in a.enemies] == [e.can_attack for e in b.enemies]
+
+
+def test_text_names_exactly_the_entities_skills_see(smax_protoss):
+    views = smax_protoss.reset(3)
+    rng = np.random.default_rng(0)
+    checked_enemy = False
+    for _ in range(40):
+        for v in views:
+            parsed, direct = parse_combat_text(v.text), obs_data_from_view(v)
+            _same(parsed, direct)
+            for e in v.enemies:
+                assert f"Enemy #{e.id}: {e.unit_type}" in v.text
+                checked_enemy = True
+        res = smax_protoss.step([int(rng.choice(v.avail_actions)) for v in views])
+        views = res.views
+        if res.done:
+            break
+    assert checked_enemy
+
+
+def test_action_mapping_moves_units_in_the_named_direction(smax_protoss):
+    views = smax_protoss.reset(0)
+    i = next(v.agent_id for v in views if {2, 3, 4, 5} <= set(v.avail_actions))
+    before = smax_protoss.snap.pos[i].copy()
+    for action, axis, sign in ((2, 1, 1), (3, 1, -1), (4, 0, 1), (5, 0, -1)):
+        smax_protoss.reset(0)
+        before = smax_protoss.snap.pos[i].copy()
+        acts = [1] * smax_protoss.n_agents
+        acts[i] = action
+        smax_protoss.step(acts)
+        delta = smax_protoss.snap.pos[i] - before
+        assert np.sign(delta[axis]) == sign and abs(delta[axis]) > abs(delta[1 - axis]), action
+
+
+def test_attack_index_maps_to_smax_attack(smax_protoss):
+    assert smax_protoss._to_smax(0, 2) == 0 and smax_protoss._to_smax(0, 4) == 1
+    assert smax_protoss._to_smax(0, 3) == 2 and smax_protoss._to_smax(0, 5) == 3
+    assert smax_protoss._to_smax(0, 1) == 4 and smax_protoss._to_smax(0, 0) == 4
+    with pytest.raises(ValueError, match="enemy #9"):
+        smax_protoss._to_smax(0, ATTACK_OFFSET + 9)
+
+
+def test_dead_units_only_noop_and_edges_block_moves(smax_protoss):
+    views = smax_protoss.reset(1)
+    for v in views:
+        assert 0 not in v.avail_actions and 1 in v.avail_actions
+        x, y = v.own.x, v.own.y
+        if y > v.own.map_height - 2.6:
+            assert 2 not in v.avail_actions and "Can move North: no" in v.text
+
+
+def test_race_scenarios_sample_race_units_and_mirror_enemies():
+    rng = np.random.default_rng(0)
+    for name in ("protoss_5_vs_5", "terran_5_vs_6", "zerg_5_vs_5"):
+        sc = get_scenario(name)
+        allies, enemies = sc.sample_unit_types(rng)
+        assert len(allies) == 5 and len(enemies) == sc.n_enemies
+        assert enemies[:5] == allies
+    with pytest.raises(ValueError, match="protoss_5_vs_5"):
+        get_scenario("protos_5_vs_5")
+    assert "zerg_5_vs_6" in SCENARIOS
+
+
+def test_epo_only_the_spotter_keeps_seeing_an_enemy():
+    env = SmaxEnv("protoss_5_vs_5", epo=True)
+    views = env.reset(2)
+    rng = np.random.default_rng(1)
+    seen_by: dict[int, set[int]] = {}
+    for _ in range(60):
+        for v in views:
+            for e in v.enemies:
+                seen_by.setdefault(e.id, set()).add(v.agent_id)
+        res = env.step([int(rng.choice(v.avail_actions)) for v in views])
+        views = res.views
+        if res.done:
+            break
+    assert seen_by, "someone should spot an enemy within 60 steps"
+    assert all(len(agents) == 1 for agents in seen_by.values()), seen_by
+    # Without an action mask, attacks on every live enemy are available (SMACv2 EPO config).
+    alive = [v for v in views if v.alive]
+    if alive and not res.done:
+        assert any(a >= ATTACK_OFFSET for a in alive[0].avail_actions)
+
+
+def test_episode_ends_with_outcome_and_same_seed_same_episode(smax_protoss):
+    def play(seed):
+        views = smax_protoss.reset(seed)
+        trail = []
+        for _ in range(300):
+            acts = [min(a for a in v.avail_actions if a != 1) if len(v.avail_actions) > 1 else v.avail_actions[0]
+                    for v in views]
+            res = smax_protoss.step(acts)
+            trail.append(round(float(res.rewards[0]), 6))
+            views = res.views
+            if res.done:
+                return res.outcome, trail
+        return "none", trail
+
+    a, b = play(5), play(5)
+    assert a == b
+    assert a[0] in ("win", "loss", "timeout")
+
+
+def test_renderers_are_fast_and_show_units(smax_protoss):
+    import time
+
+    views = smax_protoss.reset(0)
+    t = time.perf_counter()
+    g = smax_protoss.render_global()
+    f = views[0].frame()
+    assert time.perf_counter() - t < 0.5
+    assert g.shape[2] == 3 and f.shape == (256, 256, 3)
+    assert (g == np.array([60, 130, 255])).all(axis=2).any()  # ally colour drawn
