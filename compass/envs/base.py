@@ -7,6 +7,7 @@ planner, runner) only ever sees these types.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
@@ -49,7 +50,7 @@ class Entity:
     def relative_to(self, x: float, y: float, sight_range: float, shoot_range: float) -> Entity:
         """The same entity seen from another position (used when relaying reports)."""
         dx, dy = (self.x - x) / sight_range, (self.y - y) / sight_range
-        dist = float(np.hypot(dx, dy))
+        dist = math.hypot(dx, dy)
         can_attack = self.team == "enemy" and self.visible and dist * sight_range <= shoot_range
         return replace(self, rel_x=float(dx), rel_y=float(dy), distance=dist, can_attack=can_attack)
 

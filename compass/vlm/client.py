@@ -139,7 +139,8 @@ class VLMClient:
         except BackendError as exc:
             self.usage.record_error(req.tag, attempts)
             raise VLMError(self._failure(exc, attempts)) from exc
-        except VLMError:
+        except Exception:
+            # VLMError from a backend (e.g. replay's unknown prompt) or a bug: count it, keep it as is.
             self.usage.record_error(req.tag, attempts)
             raise
         return reply, attempts

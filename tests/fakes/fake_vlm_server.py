@@ -17,7 +17,8 @@ callable taking the :class:`RecordedRequest` and returning one of those.
 
 Every request is recorded in ``server.requests`` (parsed JSON body, lower-cased headers, and helpers
 for the prompt text and the decoded images); ``server.max_in_flight`` is the largest number of
-requests it was handling at once.
+requests it was handling at once. A responder that raises gets the client an HTTP 500 whose message
+names the exception, and the exception is kept in ``server.errors``.
 
 The pytest fixture :func:`fake_vlm_server` yields a started server; import it into a
 ``conftest.py`` to use it (``from tests.fakes.fake_vlm_server import fake_vlm_server``).
@@ -28,6 +29,7 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+import sys
 import threading
 import time
 from collections import deque
@@ -179,6 +181,7 @@ class FakeVLMServer:
         self.responder = responder
         self.default_text = default_text
         self.requests: list[RecordedRequest] = []
+        self.errors: list[Exception] = []  # exceptions raised by script items / the responder
         self.in_flight = 0
         self.max_in_flight = 0
         self._script: deque[ReplyLike] = deque(script)
@@ -200,9 +203,10 @@ class FakeVLMServer:
             self._script = deque(items)
 
     def reset(self) -> None:
-        """Forget recorded requests, the script and the in-flight maximum."""
+        """Forget recorded requests, errors, the script and the in-flight maximum."""
         with self._lock:
             self.requests.clear()
+            self.errors.clear()
             self._script.clear()
             self.max_in_flight = 0
 
@@ -293,7 +297,8 @@ class _Server(ThreadingHTTPServer):
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A client that timed out and hung up is expected here, not worth a traceback.
-        pass
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -319,9 +324,16 @@ class _Handler(BaseHTTPRequestHandler):
             return
         request = RecordedRequest(api=api, path=self.path, body=body, received_at=time.monotonic(),
                                   headers={k.lower(): v for k, v in self.headers.items()})
+        if body.get("stream"):
+            self._send(400, {"error": {"message": "FakeVLMServer does not stream"}}, close=True)
+            return
         self.fake._enter()
         try:
-            reply = self.fake._next_reply(request)
+            try:
+                reply = self.fake._next_reply(request)
+            except Exception as exc:  # a bug in the test's script/responder: make it loud, not a hang
+                self.fake.errors.append(exc)
+                reply = Reply.error(500, message=f"FakeVLMServer responder error: {exc!r}")
             if reply.delay_s:
                 self.fake._sleep(reply.delay_s)
             if self.fake._stopping.is_set():

@@ -181,3 +181,11 @@ async def test_missing_usage_is_counted_locally(api, fake_vlm_server, fast_confi
     # tiktoken cannot load offline (the conftest forces that), so chars/4 rounded up is used.
     assert completion.prompt_tokens == 15  # ceil((19 + 1 + 40) / 4)
     assert completion.completion_tokens == 2
+
+
+async def test_a_broken_responder_is_reported_not_hung(fake_vlm_server, fast_config):
+    fake_vlm_server.responder = lambda request: 1 / 0
+    client = client_for(fake_vlm_server, "openai", fast_config(max_retries=0))
+    with pytest.raises(VLMError, match="FakeVLMServer responder error: ZeroDivisionError"):
+        await client.complete(VLMRequest(prompt="hi"))
+    assert isinstance(fake_vlm_server.errors[0], ZeroDivisionError)
