@@ -89,7 +89,8 @@ class AgentView:
     avail_actions: tuple[int, ...]
     text: str
     extra: dict[str, Any] = field(default_factory=dict)
-    render: Callable[[], np.ndarray] | None = field(default=None, repr=False, compare=False)
+    # Called with the view itself, so a copy with relayed entities renders them too.
+    render: Callable[[AgentView], np.ndarray] | None = field(default=None, repr=False, compare=False)
     text_fn: Callable[[AgentView], str] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -104,7 +105,7 @@ class AgentView:
         """RGB ego frame (H, W, 3) uint8."""
         if self.render is None:
             raise RuntimeError(f"agent {self.agent_id}: this environment renders no frames")
-        return self.render()
+        return self.render(self)
 
     def with_entities(self, entities: tuple[Entity, ...]) -> AgentView:
         """A copy with another entity set (e.g. plus relayed reports), text rebuilt."""

@@ -305,7 +305,7 @@ class SmaxEnv:
                              avail_actions=self.avail_actions(i), text="", text_fn=render_combat_text)
             view.text = render_combat_text(view)
             snap = self.snap
-            view.render = lambda v=view, snap=snap: render_ego(snap, v)
+            view.render = lambda v, snap=snap: render_ego(snap, v)
             out.append(view)
         return out
 
