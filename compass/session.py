@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,6 +22,24 @@ def make_comm(cfg: RunConfig) -> CommProtocol:
     return CommProtocol(cfg.comm, seed=cfg.seed)
 
 
+def library_root_for(cfg: RunConfig, family: str, run_dir: Path) -> Path:
+    """Where this run's skills live.
+
+    ``--library DIR`` is used (and evolved) in place. Without it, a VLM run evolves a copy of the
+    shipped library inside its run directory (``--library runs/<id>/skill_library`` continues
+    from it), so the shipped library is never modified by a run.
+    """
+    if cfg.library is not None:
+        return Path(cfg.library)
+    shipped = default_library_root()
+    if cfg.planner != "vlm":
+        return shipped
+    target = run_dir / "skill_library"
+    shutil.copytree(shipped / family, target / family, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("_stats.json", "__pycache__"))
+    return target
+
+
 def run(cfg: RunConfig, on_episode: Callable[[dict], None] | None = None,
         progress: Callable[[int, int], Callable[[], None]] | None = None) -> dict:
     """Play ``cfg.episodes`` episodes and return the run summary (also written to summary.json).
@@ -28,10 +47,10 @@ def run(cfg: RunConfig, on_episode: Callable[[dict], None] | None = None,
     ``progress(episode, max_steps)`` may return a per-step callback (the CLI's progress bar).
     """
     family = skill_family(cfg.env)
-    library = SkillLibrary(cfg.library or default_library_root(), family)
+    run_dir = Path(cfg.out) / (cfg.run_id or new_run_id(cfg))
+    library = SkillLibrary(library_root_for(cfg, family, run_dir), family)
     env = make_env(cfg.env, epo=cfg.epo, max_steps=cfg.max_steps)
     planner = make_planner(cfg, library)
-    run_dir = Path(cfg.out) / (cfg.run_id or new_run_id(cfg))
     writer = RunWriter(run_dir)
     comm = make_comm(cfg)
     runner = EpisodeRunner(env, planner, cfg, writer, comm=comm)
@@ -54,8 +73,10 @@ def run(cfg: RunConfig, on_episode: Callable[[dict], None] | None = None,
                 on_episode(row)
     finally:
         writer.close()
-        library.save_stats()
+        if library.root != default_library_root():
+            library.save_stats()  # the shipped library stays read-only
     summary = {"run_id": run_dir.name, "env": cfg.env, "planner": cfg.planner, "vlm": cfg.vlm,
+               "library": str(library.root), "skill_stats": library.stats,
                "comm": cfg.comm, "epo": cfg.epo, "seed": cfg.seed, "episodes": episodes,
                "overall": summarize_outcomes(episodes)}
     if hasattr(planner, "usage_summary"):
