@@ -40,7 +40,7 @@ def run(
     env: Annotated[str, typer.Option(help="FAMILY:SCENARIO, e.g. smax:protoss_5_vs_5, smacv2:zerg_5_vs_6, alem:hard")] = DEFAULT_ENV,
     episodes: Annotated[int, typer.Option(min=1)] = 1,
     seed: int = 0,
-    planner: Annotated[str, typer.Option(help="library (no VLM) or vlm")] = "library",
+    planner: Annotated[str | None, typer.Option(help="library (no VLM) or vlm; default: vlm when --vlm is given")] = None,
     vlm: Annotated[str | None, typer.Option(help="openai:MODEL[@URL], anthropic:MODEL[@URL], hf:PATH, replay:RUN_DIR")] = None,
     library: Annotated[Path | None, typer.Option(help="skill library root (contains combat/, alem/)")] = None,
     out: Annotated[Path, typer.Option(help="where run directories go")] = Path("runs"),
@@ -53,13 +53,14 @@ def run(
     reflection: Annotated[bool, typer.Option(help="--no-reflection: skip Self-Reflection (ablation)")] = True,
     image: Annotated[bool, typer.Option(help="--no-image: text-only prompts (ablation)")] = True,
     vlm_cache: Annotated[Path | None, typer.Option(help="disk cache of VLM responses")] = None,
+    isolation: Annotated[str, typer.Option(help="inprocess (guarded, fast) | process (memory-capped worker)")] = "inprocess",
 ) -> None:
     """Play episodes and write runs/<run-id>/ (trace.jsonl, summary.json, optional video)."""
     try:
-        cfg = RunConfig(env=env, episodes=episodes, seed=seed, planner=planner, vlm=vlm, library=library,
+        cfg = RunConfig(env=env, episodes=episodes, seed=seed, planner=planner or ("vlm" if vlm else "library"), vlm=vlm, library=library,
                         out=out, max_steps=max_steps, video=video, epo=epo, comm=comm, task=task,
                         decision_interval=decision_interval, reflection=reflection, image=image,
-                        vlm_cache=vlm_cache)
+                        vlm_cache=vlm_cache, isolation=isolation)
     except ValidationError as e:
         _fail("; ".join(f"{'.'.join(str(p) for p in x['loc'])}: {x['msg']}" for x in e.errors()))
     from compass.session import run as run_session

@@ -36,6 +36,7 @@ class RunConfig(BaseModel):
     max_repairs: int = Field(2, ge=0)
     vlm_cache: Path | None = None
     vlm_concurrency: int = Field(8, ge=1)
+    isolation: Literal["inprocess", "process"] = "inprocess"
 
     @field_validator("env")
     @classmethod

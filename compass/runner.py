@@ -18,7 +18,7 @@ import numpy as np
 from compass.config import RunConfig
 from compass.envs.base import AgentView, MultiAgentEnv
 from compass.planner.base import Decision, DecisionContext, Planner
-from compass.sandbox import SkillExecutor
+from compass.sandbox.runtime import make_executor
 from compass.trace import RunWriter
 
 
@@ -65,6 +65,19 @@ class EpisodeRunner:
         self.comm = comm
         self.on_step = on_step
         self.frames: list[np.ndarray] = []
+        # Optional planner hook: what each agent saw and earned every step (the VLM planner's
+        # reflection needs the frames and reward of a skill's whole execution).
+        self._observe = getattr(planner, "observe_step", None)
+
+    def _trace_vlm_calls(self, episode: int, t: int, agent: int, decision: Decision) -> None:
+        """One top-level ``kind: "vlm"`` line per VLM call of a decision, so ``--vlm replay:RUN_DIR``
+        can answer from this trace (the full records stay in the decision line)."""
+        for r in decision.records:
+            if r.get("kind") == "vlm":
+                self.writer.trace({"kind": "vlm", "episode": episode, "t": t, "agent": agent,
+                                   "module": r.get("module"), "tag": r.get("tag"), "key_prompt": r["key_prompt"],
+                                   "response": r["response"], "prompt_tokens": r.get("prompt_tokens"),
+                                   "completion_tokens": r.get("completion_tokens")})
 
     def _perceived(self, views: list[AgentView], step: int) -> list[AgentView]:
         """Each agent's view plus the entities teammates relayed to it."""
@@ -98,7 +111,7 @@ class EpisodeRunner:
         return due
 
     async def _decide(self, views: list[AgentView], states: list[AgentState], due: dict[int, str],
-                      step: int) -> list[tuple[int, Decision]]:
+                      step: int, episode: int = 0) -> list[tuple[int, Decision]]:
         async def one(i: int, trigger: str) -> tuple[int, Decision]:
             s = states[i]
             ctx = DecisionContext(
@@ -106,15 +119,17 @@ class EpisodeRunner:
                 current_skill=s.skill, subtask=s.subtask, last_error=s.pending_error,
                 reward_since_decision=s.reward_since, scenario=self.cfg.env,
                 ally_tasks=self.comm.ally_tasks_for(i) if self.comm is not None else {},
+                episode=episode,
             )
             return i, await self.planner.decide(ctx)
 
+        # Started in agent-id order: planners rely on it to order library additions within a round.
         return await asyncio.gather(*(one(i, t) for i, t in sorted(due.items())))
 
     async def run_episode(self, episode: int, seed: int, progress: Any = None) -> EpisodeResult:
         env, lib = self.env, self.library
         views = env.reset(seed)
-        executor = SkillExecutor(env.family, seed=seed)
+        executor = make_executor(env.family, seed, self.cfg.isolation)
         states = [AgentState() for _ in views]
         max_steps = getattr(env, "max_steps", self.cfg.max_steps or 200)
         ret, errors, decisions = 0.0, 0, 0
@@ -130,7 +145,7 @@ class EpisodeRunner:
             due = self._triggers(perceived, states, t, deaths)
             if due:
                 t0 = time.perf_counter()
-                for i, decision in await self._decide(perceived, states, due, t):
+                for i, decision in await self._decide(perceived, states, due, t, episode):
                     s = states[i]
                     if decision.skill not in lib:
                         raise RuntimeError(f"planner chose unknown skill {decision.skill!r}")
@@ -139,6 +154,7 @@ class EpisodeRunner:
                     decisions += 1
                     if self.comm is not None:
                         self.comm.post_intent(i, t, decision.subtask, decision.skill)
+                    self._trace_vlm_calls(episode, t, i, decision)
                     self.writer.trace({"kind": "decision", "episode": episode, "t": t, "agent": i,
                                        "trigger": due[i], "skill": decision.skill,
                                        "code_hash": lib.compiled[decision.skill].code_hash,
@@ -166,6 +182,8 @@ class EpisodeRunner:
             ret += reward
             for s in states:
                 s.reward_since += reward
+            if self._observe is not None:
+                self._observe(episode, t, perceived, reward)
             record = {"kind": "step", "episode": episode, "t": t, "actions": actions, "skills": skills,
                       "reward": round(reward, 6)}
             if step_errors:
@@ -184,6 +202,7 @@ class EpisodeRunner:
             if res.done:
                 outcome, info = res.outcome, res.info
                 break
+        executor.close()
         steps = t + 1
         for name, n in used.items():
             lib.record_use(name, uses=n)
@@ -194,6 +213,9 @@ class EpisodeRunner:
                                extra)
         self.writer.trace({"kind": "episode_end", **result.as_dict()})
         self.writer.flush()
+        end = getattr(self.planner, "end_episode", None)  # optional: release per-loop resources
+        if end is not None:
+            await end(episode)
         return result
 
 

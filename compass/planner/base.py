@@ -27,6 +27,7 @@ class DecisionContext:
     minimap: str = ""
     memory: Any = None  # compass.memory.LocalMemory when available
     scenario: str = ""
+    episode: int = 0  # index within the run (planners keep per-episode memory and usage)
 
 
 @dataclass

@@ -106,6 +106,13 @@ def inplacevar(op: str, x, y):
     return _INPLACE[op](x, y)
 
 
+def guarded_bytes(*args, **kwargs):
+    """``bytes`` that refuses to allocate a huge zero-filled buffer from an int."""
+    if args and isinstance(args[0], int) and args[0] > MAX_SEQUENCE:
+        raise _too_big("bytes")
+    return bytes(*args, **kwargs)
+
+
 def guarded_range(*args):
     """``range`` capped at MAX_SEQUENCE elements."""
     r = range(*args)
@@ -183,6 +190,7 @@ def make_builtins(modules: dict[str, object]) -> dict[str, object]:
         b[name] = getattr(builtins, name)
     b["getattr"] = checked_getattr
     b["range"] = guarded_range
+    b["bytes"] = guarded_bytes
     b["__import__"] = guarded_import
     return b
 

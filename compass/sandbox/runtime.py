@@ -128,6 +128,9 @@ class SkillExecutor:
             self._namespaces[key] = ns
         return ns
 
+    def close(self) -> None:
+        """Nothing to release in-process (the process-isolated executor stops its worker)."""
+
     def run(self, skill: CompiledSkill, view: AgentView) -> SkillResult:
         """Call the skill on ``view.text``; never raises for skill faults."""
         start = time.perf_counter()
@@ -177,3 +180,14 @@ def _skill_traceback(skill: CompiledSkill) -> str:
 def _restricted_errors(e: SyntaxError) -> str:
     errors = e.args[0] if e.args and isinstance(e.args[0], (tuple, list)) else e.args
     return "; ".join(str(x) for x in errors)
+
+
+def make_executor(family: str, seed: int, isolation: str = "inprocess") -> SkillExecutor:
+    """The executor for a run: in-process (fast, guarded) or a worker process (memory-capped)."""
+    if isolation == "process":
+        from compass.sandbox.isolated import IsolatedExecutor
+
+        return IsolatedExecutor(family, seed=seed)  # same run() interface
+    if isolation != "inprocess":
+        raise ValueError(f"unknown isolation {isolation!r}; valid: inprocess, process")
+    return SkillExecutor(family, seed=seed)
