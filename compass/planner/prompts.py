@@ -1,0 +1,80 @@
+"""Prompt templates: one text file per module under ``compass/prompts/<family>/``.
+
+Templates are the paper's prompts (Appendix F) with ``<<<placeholder>>>`` slots. Loading checks
+every slot against :data:`PLACEHOLDERS` (what the input assembly knows how to fill), so a typo in
+a template fails when the planner is built, not half-way through an episode.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+#: The modules whose templates every family must provide.
+REQUIRED = ("perception", "reflection", "task_reasoning", "skill_synthesis", "actor")
+#: Templates a family may provide; without one the module is disabled for that family.
+OPTIONAL = ("skill_repair",)
+
+#: Every placeholder the input assembly fills (shared by all families).
+PLACEHOLDERS = frozenset({
+    "unit_type", "unit_id", "scenario_name", "few_shots", "last_episode_reasoning", "info_summary",
+    "image_introduction", "ego_minimap", "task_description", "web_search", "event_count",
+    "cumulative_reward", "ally_task", "game_situation", "skill_library", "previous_action", "action_code",
+    "previous_reasoning", "previous_self_reflection_reasoning", "error_report", "overall_task",
+})
+
+_SLOT = re.compile(r"<<<([A-Za-z0-9_]+)>>>")
+
+
+class TemplateError(ValueError):
+    """A template names a placeholder nobody fills, or a fill misses one."""
+
+
+@dataclass(frozen=True)
+class Template:
+    """One module's prompt text and the placeholders it uses (in order of first use)."""
+
+    family: str
+    module: str
+    text: str
+    placeholders: tuple[str, ...]
+
+    def fill(self, values: dict[str, str]) -> str:
+        """The prompt with every slot replaced in one pass (values are not re-scanned for slots)."""
+        missing = [p for p in self.placeholders if p not in values]
+        if missing:
+            raise TemplateError(f"{self.family}/{self.module}: no value for {', '.join(missing)}")
+        return _SLOT.sub(lambda m: str(values[m.group(1)]), self.text)
+
+
+def parse_template(family: str, module: str, text: str) -> Template:
+    """A :class:`Template` from raw text; unknown placeholders raise :class:`TemplateError`."""
+    names = tuple(dict.fromkeys(_SLOT.findall(text)))
+    unknown = sorted(set(names) - PLACEHOLDERS)
+    if unknown:
+        raise TemplateError(f"prompts/{family}/{module}.txt uses unknown placeholder(s) "
+                            f"{', '.join('<<<' + u + '>>>' for u in unknown)}; known: {', '.join(sorted(PLACEHOLDERS))}")
+    return Template(family, module, text, names)
+
+
+@cache
+def load_templates(family: str) -> dict[str, Template]:
+    """All templates of ``family`` (``compass/prompts/<family>/*.txt``), checked.
+
+    Raises :class:`TemplateError` when a required template is missing or a slot is unknown.
+    """
+    folder = resources.files("compass") / "prompts" / family
+    if not folder.is_dir():
+        raise TemplateError(f"no prompt templates for family {family!r} (expected compass/prompts/{family}/)")
+    out: dict[str, Template] = {}
+    for module in REQUIRED + OPTIONAL:
+        entry = folder / f"{module}.txt"
+        if not entry.is_file():
+            if module in REQUIRED:
+                raise TemplateError(f"prompts/{family}/{module}.txt is missing (every family needs "
+                                    f"{', '.join(m + '.txt' for m in REQUIRED)})")
+            continue
+        out[module] = parse_template(family, module, entry.read_text(encoding="utf-8"))
+    return out

@@ -1,0 +1,190 @@
+"""Turning VLM code into library skills: merge into a parent skill, name, validate.
+
+The library's skills define nested ``score_target(unit)`` / ``control_logic()`` helpers (the
+paper's Listing 1). Skill Synthesis asks for one improved helper; :func:`merge_nested` puts it in
+place of the parent's (by ``ast`` positions, so the parent's comments and layout survive) and the
+result is renamed ``<parent>_<slug of the sub-task>``. A whole ``def skill(obs)`` is accepted too.
+Nothing reaches the library before :func:`try_skill` compiled it in the sandbox and ran it on the
+current observation.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+from dataclasses import dataclass
+
+from compass.envs.base import AgentView
+from compass.sandbox import SkillError, SkillExecutor, compile_skill
+from compass.skills.skill import Skill
+
+NESTED = ("score_target", "control_logic")
+MAX_NAME = 64
+_STOP = frozenset("""a an the to of and or in on at by for with when where while is are be based
+    their its his her your our than then that this these those into from as if implement adjust
+    use using make set ensure""".split())
+
+
+class MergeError(ValueError):
+    """The generated code cannot be turned into a skill (wrong shape, unknown helper...)."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """Source of a would-be skill, before validation."""
+
+    name: str
+    code: str
+    replaced: str  # "score_target" | "control_logic" | "skill" (whole function) | "repair"
+
+
+def _outer(tree: ast.Module, name: str) -> ast.FunctionDef:
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return node
+    raise MergeError(f"no top-level function {name!r}")
+
+
+def nested_functions(code: str, name: str) -> set[str]:
+    """Names of functions defined inside skill ``name``'s body (empty if the code does not parse)."""
+    try:
+        outer = _outer(ast.parse(code), name)
+    except (SyntaxError, MergeError):
+        return set()
+    return {n.name for n in ast.walk(outer) if isinstance(n, ast.FunctionDef) and n is not outer}
+
+
+def main_function(code: str) -> ast.FunctionDef:
+    """The reply's function: the last top-level ``def`` that is a known helper, else the last ``def``."""
+    try:
+        tree = ast.parse(textwrap.dedent(code))
+    except SyntaxError as exc:
+        raise MergeError(f"generated code does not parse: line {exc.lineno}: {exc.msg}") from None
+    funcs = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+    if not funcs:
+        raise MergeError("generated code defines no function")
+    helpers = [f for f in funcs if f.name in NESTED]
+    return (helpers or funcs)[-1]
+
+
+def _check_signature(fn: ast.FunctionDef) -> None:
+    n = len(fn.args.args) + len(fn.args.posonlyargs)
+    if fn.name == "score_target" and n != 1:
+        raise MergeError(f"score_target must take exactly one parameter (unit), got {n}")
+    if fn.name == "control_logic" and n != 0:
+        raise MergeError(f"control_logic must take no parameters, got {n}")
+
+
+def merge_nested(parent_code: str, parent_name: str, new_code: str) -> tuple[str, str]:
+    """``parent_code`` with its nested helper replaced by the one ``new_code`` defines.
+
+    Returns ``(merged source, helper name)``. Everything in ``new_code`` (helper functions,
+    imports) goes where the old helper was, re-indented. Raises :class:`MergeError`.
+    """
+    fn = main_function(new_code)
+    if fn.name not in NESTED:
+        raise MergeError(f"expected score_target(unit) or control_logic(), got {fn.name}()")
+    _check_signature(fn)
+    try:
+        outer = _outer(ast.parse(parent_code), parent_name)
+    except SyntaxError as exc:
+        raise MergeError(f"parent {parent_name} does not parse: {exc.msg}") from None
+    targets = [n for n in ast.walk(outer) if isinstance(n, ast.FunctionDef) and n is not outer
+               and n.name == fn.name]
+    if not targets:
+        raise MergeError(f"{parent_name} has no nested {fn.name}() to replace")
+    target = targets[0]
+    start = min([target.lineno] + [d.lineno for d in target.decorator_list])
+    end = target.end_lineno or target.lineno
+    indent = " " * target.col_offset
+    block = textwrap.dedent(new_code).strip("\n").splitlines()
+    lines = parent_code.splitlines()
+    lines[start - 1:end] = [indent + line if line.strip() else "" for line in block]
+    return "\n".join(lines) + "\n", fn.name
+
+
+def set_docstring(code: str, name: str, doc: str) -> str:
+    """``code`` with function ``name``'s docstring replaced (or added) by ``doc``."""
+    outer = _outer(ast.parse(code), name)
+    first = outer.body[0]
+    indent = " " * first.col_offset
+    doc = doc.replace("\\", "/").replace('"""', "'''").strip()
+    new = [f'{indent}"""{line}' if i == 0 else (f"{indent}{line}" if line else "")
+           for i, line in enumerate(doc.splitlines())]
+    new[-1] += '"""'
+    lines = code.splitlines()
+    if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)):
+        lines[first.lineno - 1:(first.end_lineno or first.lineno)] = new
+    else:
+        lines[first.lineno - 1:first.lineno - 1] = new
+    return "\n".join(lines) + "\n"
+
+
+def rename_function(code: str, old: str, new: str) -> str:
+    """Rename top-level function ``old`` (its ``def`` line only; recursion is not expected)."""
+    outer = _outer(ast.parse(code), old)
+    lines = code.splitlines()
+    i = outer.lineno - 1
+    lines[i] = re.sub(rf"\bdef\s+{re.escape(old)}\s*\(", f"def {new}(", lines[i], count=1)
+    return "\n".join(lines) + "\n"
+
+
+def whole_skill(code: str, name: str) -> str:
+    """A complete ``def anything(obs)`` reply, renamed to ``name``."""
+    source = textwrap.dedent(code).strip("\n") + "\n"
+    fn = main_function(source)
+    if len(fn.args.args) != 1:
+        raise MergeError(f"a whole skill takes exactly one parameter (obs); {fn.name} takes {len(fn.args.args)}")
+    tree = ast.parse(source)
+    extra = [n for n in tree.body if not (isinstance(n, ast.FunctionDef) and n.name == fn.name)
+             and not isinstance(n, ast.Import | ast.ImportFrom)]
+    if extra:
+        raise MergeError("a whole skill must be one function (found other top-level code)")
+    # Top-level imports are dropped: math and random are provided to every skill.
+    only_fn = "\n".join(source.splitlines()[fn.lineno - 1:fn.end_lineno]) + "\n"
+    return rename_function(only_fn, fn.name, name)
+
+
+def slug(text: str, words: int = 4) -> str:
+    """A lower_snake_case slug of the content words of ``text`` (``"skill"`` if none)."""
+    tokens = [t for t in re.findall(r"[a-z][a-z0-9]*", text.lower()) if t not in _STOP]
+    return "_".join(tokens[:words]) or "skill"
+
+
+def generated_name(parent: str, subtask: str) -> str:
+    """``<parent>_<slug>``, trimmed to :data:`MAX_NAME` characters at a word boundary."""
+    base = re.sub(r"_v\d+$", "", parent)
+    name = f"{base}_{slug(subtask)}"
+    while len(name) > MAX_NAME and "_" in name:
+        name = name.rsplit("_", 1)[0]
+    return name[:MAX_NAME].rstrip("_")
+
+
+def build_candidate(code: str, parent: Skill, name: str, subtask: str) -> Candidate:
+    """Merge a helper into ``parent`` (or take a whole skill), rename, document. Raises MergeError."""
+    fn = main_function(code)
+    helpers = nested_functions(parent.code, parent.name)
+    if fn.name in NESTED and fn.name in helpers:
+        merged, replaced = merge_nested(parent.code, parent.name, code)
+        merged = rename_function(merged, parent.name, name)
+    elif fn.name in NESTED:
+        raise MergeError(f"{parent.name} has no nested {fn.name}() to replace")
+    else:
+        merged, replaced = whole_skill(code, name), "skill"
+    summary = parent.description.split("\n\n")[0].strip() if parent.description else ""
+    doc = f"{subtask.strip().rstrip('.')}.\n\nRefines {parent.name} (new {replaced})."
+    if summary and replaced != "skill":
+        doc += f" {summary}"
+    return Candidate(name, set_docstring(merged, name, doc), replaced)
+
+
+def try_skill(code: str, name: str, family: str, view: AgentView, seed: int = 0) -> SkillError | None:
+    """Compile ``code`` in the sandbox and run it once on ``view``; the error, or None if it works."""
+    try:
+        compiled = compile_skill(code, name, family, f"<generated {name}>")
+    except SkillError as exc:
+        return exc
+    result = SkillExecutor(family, seed=seed).run(compiled, view)
+    return result.error
