@@ -102,7 +102,9 @@ class EpisodeRunner:
                 due[v.agent_id] = "start"
             elif s.pending_error is not None:
                 due[v.agent_id] = "skill_error"
-            elif step - s.last_decision >= self.cfg.decision_interval:
+            elif step % self.cfg.decision_interval == 0 and step > s.last_decision:
+                # On a global grid, not per agent: interval decisions of all agents share a round
+                # and run concurrently even after event-triggered decisions desynchronised them.
                 due[v.agent_id] = "interval"
             elif new:
                 due[v.agent_id] = "new_enemy"
@@ -149,8 +151,10 @@ class EpisodeRunner:
                     s = states[i]
                     if decision.skill not in lib:
                         raise RuntimeError(f"planner chose unknown skill {decision.skill!r}")
+                    if decision.skill != s.skill:
+                        s.reward_since = 0.0  # reflection judges a skill's whole execution
                     s.skill, s.subtask, s.last_decision = decision.skill, decision.subtask, t
-                    s.reward_since, s.pending_error = 0.0, None
+                    s.pending_error = None
                     decisions += 1
                     if self.comm is not None:
                         self.comm.post_intent(i, t, decision.subtask, decision.skill)
@@ -213,9 +217,6 @@ class EpisodeRunner:
                                extra)
         self.writer.trace({"kind": "episode_end", **result.as_dict()})
         self.writer.flush()
-        end = getattr(self.planner, "end_episode", None)  # optional: release per-loop resources
-        if end is not None:
-            await end(episode)
         return result
 
 

@@ -57,20 +57,29 @@ def run(cfg: RunConfig, on_episode: Callable[[dict], None] | None = None,
     writer.trace({"kind": "run_start", "config": cfg.model_dump(mode="json", exclude={"out", "run_id"}),
                   "library": sorted(library.names()),
                   "library_problems": [str(p) for p in library.problems]})
-    episodes = []
+    episodes: list[dict] = []
+
+    async def play() -> None:
+        # One event loop for the whole run, so VLM clients keep one connection pool.
+        try:
+            for ep in range(cfg.episodes):
+                seed = cfg.seed + ep
+                comm.reset(seed)
+                tick = progress(ep, getattr(env, "max_steps", cfg.max_steps or 0)) if progress else None
+                row = (await runner.run_episode(ep, seed, tick)).as_dict()
+                usage = getattr(planner, "usage_for_episode", None)
+                if usage is not None:
+                    row["vlm"] = usage(ep)
+                episodes.append(row)
+                if on_episode:
+                    on_episode(row)
+        finally:
+            close = getattr(planner, "aclose", None)
+            if close is not None:
+                await close()
+
     try:
-        for ep in range(cfg.episodes):
-            seed = cfg.seed + ep
-            comm.reset(seed)
-            tick = progress(ep, getattr(env, "max_steps", cfg.max_steps or 0)) if progress else None
-            result = asyncio.run(runner.run_episode(ep, seed, tick))
-            row = result.as_dict()
-            usage = getattr(planner, "usage_for_episode", None)
-            if usage is not None:
-                row["vlm"] = usage(ep)
-            episodes.append(row)
-            if on_episode:
-                on_episode(row)
+        asyncio.run(play())
     finally:
         writer.close()
         if library.root != default_library_root():

@@ -174,17 +174,8 @@ class VLMPlanner:
         """The whole run's usage (``summary.json``'s ``vlm_usage``)."""
         return {"model": self.client.label, **self.usage.summary(), "skills_added": list(self.added)}
 
-    async def end_episode(self, episode: int) -> None:
-        """Runner hook, inside the episode's event loop: release that loop's HTTP connections.
-
-        ``session.run`` gives every episode its own event loop; API backends keep one connection
-        pool per loop, and a pool left to the garbage collector tries to close itself on a dead
-        loop. (``hf`` is left alone: closing it would unload the model.)
-        """
-        if self.client.backend.name in ("openai", "anthropic"):
-            await self.client.aclose()
-
     async def aclose(self) -> None:
+        """Release the client's connections (the session calls this once, in the run's event loop)."""
         await self.client.aclose()
 
     # --- the loop ---------------------------------------------------------------------------

@@ -43,6 +43,7 @@ class Embedder:
     def __init__(self, cache_dir: str | os.PathLike | None = None) -> None:
         self.cache_path = Path(cache_dir) / "embeddings.npz" if cache_dir else None
         self._cache: dict[str, np.ndarray] = {}
+        self._queries: dict[str, np.ndarray] = {}
         if self.cache_path and self.cache_path.exists():
             try:
                 with np.load(self.cache_path) as z:
@@ -50,19 +51,28 @@ class Embedder:
             except (OSError, ValueError) as e:  # a damaged cache is rebuilt, not fatal
                 print(f"warning: ignoring unreadable embedding cache {self.cache_path}: {e}")
 
-    def embed(self, texts: list[str]) -> np.ndarray:
-        """Embed ``texts`` (cached ones are not recomputed); returns (len(texts), DIM)."""
+    def embed(self, texts: list[str], persist: bool = True) -> np.ndarray:
+        """Embed ``texts`` (cached ones are not recomputed); returns (len(texts), DIM).
+
+        ``persist=False`` (retrieval queries) keeps new vectors in a bounded in-memory cache only,
+        so the on-disk cache holds skill descriptions and does not grow with every sub-task.
+        """
         keys = [_key(t) for t in texts]
-        missing = [(k, t) for k, t in dict(zip(keys, texts, strict=True)).items() if k not in self._cache]
+        missing = [(k, t) for k, t in dict(zip(keys, texts, strict=True)).items()
+                   if k not in self._cache and k not in self._queries]
         if missing:
             vecs = _model().encode([t for _, t in missing], normalize_embeddings=True,
                                    convert_to_numpy=True, show_progress_bar=False)
+            store = self._cache if persist else self._queries
             for (k, _), v in zip(missing, vecs, strict=True):
-                self._cache[k] = v.astype(np.float32)
-            self._save()
+                store[k] = v.astype(np.float32)
+            if persist:
+                self._save()
+            while len(self._queries) > 4096:
+                self._queries.pop(next(iter(self._queries)))
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
-        return np.stack([self._cache[k] for k in keys])
+        return np.stack([self._cache[k] if k in self._cache else self._queries[k] for k in keys])
 
     def _save(self) -> None:
         if self.cache_path is None:

@@ -138,7 +138,7 @@ class SkillLibrary:
             self._index = faiss.IndexFlatIP(vecs.shape[1])
             self._index.add(vecs)
             self._index_names = names
-        q = self.embedder.embed([query])
+        q = self.embedder.embed([query], persist=False)
         scores, idx = self._index.search(q, min(k, len(names)))
         # Ties (identical descriptions) resolve by name so retrieval is deterministic.
         hits = [(float(s), names[int(i)]) for s, i in zip(scores[0], idx[0], strict=True) if i >= 0]

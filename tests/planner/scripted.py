@@ -89,6 +89,8 @@ class ScriptedVLM:
     def reflection(self, prompt: str) -> str:
         reward = float(_after(prompt, "Cumulative reward for the executing skill:") or 0)
         ok = reward > 0 and not self.always_fail
+        if self.unit_id(prompt) == self.synth_agent and "zigzag" not in _after(prompt, "Last executed skill:"):
+            ok = False  # the synthesizing agent is never content with library skills: it asks for its own
         critique = "Keep going." if ok else "No damage dealt; engage."
         if self.verbose:
             critique += (" The skill kept the unit with its allies; next time prioritise the weakest enemy in "
