@@ -103,6 +103,8 @@ async def play(env: SmaxEnv, planner: Any, cfg: RunConfig, out: Path, episode: i
         return await EpisodeRunner(env, planner, cfg, writer, comm=comm).run_episode(episode, seed)
     finally:
         writer.close()
+        # Each episode here has its own event loop: release the HTTP pool while that loop lives.
+        await getattr(planner, "planner", planner).aclose()
 
 
 def tokens(env: SmaxEnv, tmp: Path, args: argparse.Namespace, settings: PlannerSettings, images: bool,
