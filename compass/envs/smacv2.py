@@ -32,6 +32,7 @@ from compass.envs.combat_text import (
     STOP,
     render_combat_text,
 )
+from compass.envs.combat_view import entities_seen_by
 from compass.envs.scenarios import CombatScenario, get_scenario
 from compass.envs.smacv2_config import (
     SC2_UNIT_TYPE_IDS,
@@ -306,29 +307,8 @@ class Smacv2Env:
         """Units agent ``i`` sees itself this step, by smacv2's rule: alive, closer than its sight
         range, and -- for enemies -- observed by it (``obs_enemies``)."""
         s = self.snap
-        if not s.alive[i]:
-            return ()
-        sight, shoot = s.sight[i], s.attack[i]
-        heals = s.names[i] == MEDIVAC
-        out = []
-        for u in range(len(s.alive)):
-            if u == i or not s.alive[u]:
-                continue
-            delta = s.pos[u] - s.pos[i]
-            dist = float(np.hypot(*delta))
-            if dist >= sight:
-                continue
-            is_enemy = u >= self.n_agents
-            if is_enemy and not self._observed[u - self.n_agents, i]:
-                continue
-            out.append(Entity(
-                id=u - self.n_agents if is_enemy else u, team="enemy" if is_enemy else "ally",
-                unit_type=s.names[u], x=float(s.pos[u, 0]), y=float(s.pos[u, 1]),
-                rel_x=float(delta[0] / sight), rel_y=float(delta[1] / sight), distance=dist / sight,
-                health=float(s.health[u]), shield=float(s.shield[u]),
-                can_attack=is_enemy and not heals and dist <= shoot,
-                last_action=0 if is_enemy else int(self._last_actions[u])))
-        return tuple(out)
+        return entities_seen_by(s, i, self.n_agents, self._observed, self._last_actions,
+                                can_shoot=s.names[i] != MEDIVAC, range_inclusive=True)
 
     def avail_actions(self, i: int) -> tuple[int, ...]:
         """smacv2's ``get_avail_agent_actions`` as a tuple of indices."""

@@ -23,6 +23,7 @@ from compass.envs.combat_text import (
     STOP,
     render_combat_text,
 )
+from compass.envs.combat_view import entities_seen_by
 from compass.envs.scenarios import SMAX_UNIT_TYPES, CombatScenario, get_scenario
 
 # SMACv2 index -> SMAX movement index (SMAX: 0 N, 1 E, 2 S, 3 W, 4 stop, 5+j attack).
@@ -271,28 +272,7 @@ class SmaxEnv:
 
     def visible_entities(self, i: int) -> tuple[Entity, ...]:
         """Entities agent ``i`` sees itself this step."""
-        s = self.snap
-        if not s.alive[i]:
-            return ()
-        out = []
-        sight, shoot = s.sight[i], s.attack[i]
-        for u in range(len(s.alive)):
-            if u == i or not s.alive[u]:
-                continue
-            delta = s.pos[u] - s.pos[i]
-            dist = float(np.hypot(*delta))
-            if dist >= sight:
-                continue
-            is_enemy = u >= self.n_agents
-            if is_enemy and not self._observed[u - self.n_agents, i]:
-                continue
-            out.append(Entity(
-                id=u - self.n_agents if is_enemy else u, team="enemy" if is_enemy else "ally",
-                unit_type=s.type_name(u), x=float(s.pos[u, 0]), y=float(s.pos[u, 1]),
-                rel_x=float(delta[0] / sight), rel_y=float(delta[1] / sight), distance=dist / sight,
-                health=float(s.health[u]), can_attack=is_enemy and dist < shoot,
-                last_action=0 if is_enemy else int(self._last_actions[u])))
-        return tuple(out)
+        return entities_seen_by(self.snap, i, self.n_agents, self._observed, self._last_actions)
 
     def views(self) -> list[AgentView]:
         """One AgentView per ally for the current step."""
