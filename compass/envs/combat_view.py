@@ -53,3 +53,29 @@ def entities_seen_by(snap: UnitSnapshot, i: int, n_agents: int, observed: np.nda
             can_attack=is_enemy and can_shoot and in_range,
             last_action=0 if is_enemy else int(last_actions[u])))
     return tuple(out)
+
+
+def deaths_seen_by(snap: UnitSnapshot, prev_alive: np.ndarray | None, i: int, n_agents: int,
+                   observed: np.ndarray) -> tuple[Entity, ...]:
+    """Units that died this step where agent ``i`` could see them, as health-0 reports.
+
+    They go to ``AgentView.extra["deaths_seen"]`` (not into what skills see): the entity memory
+    drops a unit on a health-0 report, so teammates stop chasing enemies that are already dead.
+    """
+    if prev_alive is None or not snap.alive[i]:
+        return ()
+    out = []
+    for u in np.flatnonzero(prev_alive & ~snap.alive):
+        u = int(u)
+        is_enemy = u >= n_agents
+        if u == i or (is_enemy and not observed[u - n_agents, i]):
+            continue
+        delta = snap.pos[u] - snap.pos[i]
+        dist = float(np.hypot(*delta))
+        if dist < snap.sight[i]:
+            out.append(Entity(
+                id=u - n_agents if is_enemy else u, team="enemy" if is_enemy else "ally",
+                unit_type=snap.type_name(u), x=float(snap.pos[u, 0]), y=float(snap.pos[u, 1]),
+                rel_x=float(delta[0] / snap.sight[i]), rel_y=float(delta[1] / snap.sight[i]),
+                distance=dist / snap.sight[i], health=0.0))
+    return tuple(out)

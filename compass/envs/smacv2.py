@@ -32,7 +32,7 @@ from compass.envs.combat_text import (
     STOP,
     render_combat_text,
 )
-from compass.envs.combat_view import entities_seen_by
+from compass.envs.combat_view import deaths_seen_by, entities_seen_by
 from compass.envs.scenarios import CombatScenario, get_scenario
 from compass.envs.smacv2_config import (
     SC2_UNIT_TYPE_IDS,
@@ -154,6 +154,7 @@ class Smacv2Env:
         self._type_names: dict[int, str] = {}
         self._last_actions = np.zeros(self.n_agents, dtype=np.int64)
         self._observed = np.ones((self.n_enemies, self.n_agents), dtype=bool)
+        self._prev_alive: np.ndarray | None = None  # who was alive before this step (deaths seen)
         self._in_episode = False
 
     # --- episode control ----------------------------------------------------------------------
@@ -175,6 +176,7 @@ class Smacv2Env:
         self.t = 0
         self._type_names = self._unit_type_names()
         self._snapshot()
+        self._prev_alive = None
         n = self.n_agents
         self.unit_types = (list(self.snap.names[:n]), list(self.snap.names[n:]))
         return self.views()
@@ -189,6 +191,7 @@ class Smacv2Env:
         self.t += 1
         # smacv2 updates who observes which enemy (obs_enemies) inside get_obs, as its training loops do.
         self.env.get_obs()
+        self._prev_alive = self.snap.alive.copy()
         self._snapshot()
         outcome = self._outcome(bool(terminated), info)
         self._in_episode = not terminated
@@ -323,6 +326,9 @@ class Smacv2Env:
             extra: dict[str, Any] = {}
             if self.snap.names[i] == MEDIVAC:
                 extra = {"targets": "allies", "energy": float(self.snap.energy[i])}
+            deaths = deaths_seen_by(self.snap, self._prev_alive, i, self.n_agents, self._observed)
+            if deaths:
+                extra["deaths_seen"] = deaths
             view = AgentView(agent_id=i, family=self.family, step=self.t, alive=bool(self.snap.alive[i]),
                              own=self._own(i), entities=self.visible_entities(i),
                              avail_actions=self.avail_actions(i), text="", extra=extra, text_fn=smacv2_text)

@@ -23,7 +23,7 @@ from compass.envs.combat_text import (
     STOP,
     render_combat_text,
 )
-from compass.envs.combat_view import entities_seen_by
+from compass.envs.combat_view import deaths_seen_by, entities_seen_by
 from compass.envs.scenarios import SMAX_UNIT_TYPES, CombatScenario, get_scenario
 
 # SMACv2 index -> SMAX movement index (SMAX: 0 N, 1 E, 2 S, 3 W, 4 stop, 5+j attack).
@@ -123,6 +123,7 @@ class SmaxEnv:
         self._observed = np.ones((self.n_enemies, self.n_agents), dtype=bool)
         self._spotted = np.zeros(self.n_enemies, dtype=bool)
         self.unit_types: tuple[list[str], list[str]] = ([], [])
+        self._prev_alive: np.ndarray | None = None  # who was alive before this step (deaths seen)
 
     # --- episode control ----------------------------------------------------------------------
 
@@ -152,6 +153,7 @@ class SmaxEnv:
         self._spotted[:] = False
         self._observed[:] = not self._epo_active
         self._snapshot()
+        self._prev_alive = None
         return self.views()
 
     @property
@@ -169,6 +171,7 @@ class SmaxEnv:
         _, self._state, rewards, dones, _ = self._c.step(step_key, self._state, native)
         self.t += 1
         self._last_actions[:] = [int(a) for a in actions]
+        self._prev_alive = self.snap.alive.copy()
         self._snapshot()
         s = self.snap
         allies_alive = bool(s.alive[: self.n_agents].any())
@@ -274,6 +277,10 @@ class SmaxEnv:
         """Entities agent ``i`` sees itself this step."""
         return entities_seen_by(self.snap, i, self.n_agents, self._observed, self._last_actions)
 
+    def _extra(self, i: int) -> dict:
+        deaths = deaths_seen_by(self.snap, self._prev_alive, i, self.n_agents, self._observed)
+        return {"deaths_seen": deaths} if deaths else {}
+
     def views(self) -> list[AgentView]:
         """One AgentView per ally for the current step."""
         from compass.envs.render import render_ego
@@ -282,7 +289,8 @@ class SmaxEnv:
         for i in range(self.n_agents):
             view = AgentView(agent_id=i, family=self.family, step=self.t, alive=bool(self.snap.alive[i]),
                              own=self._own(i), entities=self.visible_entities(i),
-                             avail_actions=self.avail_actions(i), text="", text_fn=render_combat_text)
+                             avail_actions=self.avail_actions(i), text="", text_fn=render_combat_text,
+                             extra=self._extra(i))
             view.text = render_combat_text(view)
             snap = self.snap
             view.render = lambda v, snap=snap: render_ego(snap, v)

@@ -80,6 +80,7 @@ def direct_observations(views: Sequence[AgentView], self_reports: bool = True) -
     observers: list[int] = []
     for view in sorted((v for v in views if v.alive), key=lambda v: v.agent_id):
         seen = [e for e in view.entities if e.visible]
+        seen += view.extra.get("deaths_seen", ())  # health-0 reports: receivers drop those units
         if self_reports:
             seen.append(self_entity(view.agent_id, view.own))
         for e in seen:

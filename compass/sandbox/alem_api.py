@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import random
 from collections import deque
+from dataclasses import replace
 
 from compass.envs.alem_names import (
     ACTION_LABELS,
+    BLOCK_NAMES,
     BUILD_ACTIONS,
     BUILD_COSTS,
     CRAFT_ACTIONS,
@@ -41,7 +43,7 @@ from compass.envs.alem_names import (
     action_name,
     give_action,
 )
-from compass.envs.alem_obs import CoordSite, ObsData, Seen, parse_alem_text
+from compass.envs.alem_obs import CoordSite, Mob, ObsData, Seen, parse_alem_text
 from compass.envs.base import AgentView
 
 FAMILY = "alem"
@@ -49,20 +51,38 @@ ASCEND = 19
 Point = tuple[int, int]
 STEP_DIRS = (("north", 0, -1), ("south", 0, 1), ("west", -1, 0), ("east", 1, 0))
 RESOURCE_TOOL = {"tree": 0, "stone": 1, "coal": 1, "iron": 2, "diamond": 3, "sapphire": 4, "ruby": 4}
-RESOURCE_BLOCK = {"wood": "tree", "stone": "stone", "coal": "coal", "iron": "iron", "diamond": "diamond",
-                  "sapphire": "sapphire", "ruby": "ruby", "water": "water", "drink": "water"}
+RESOURCE_BLOCK = {
+    "wood": "tree",
+    "stone": "stone",
+    "coal": "coal",
+    "iron": "iron",
+    "diamond": "diamond",
+    "sapphire": "sapphire",
+    "ruby": "ruby",
+    "water": "water",
+    "drink": "water",
+}
 # Resource blocks skills gather from (the block a skill faces and hits with Do).
 RESOURCE_BLOCKS = ("tree", "stone", "coal", "iron", "diamond", "sapphire", "ruby")
 _WALKABLE_IDS = WALKABLE_IDS
+_STONE_ID = 4  # BlockType.STONE
 
 
 # --------------------------------------------------------------------------- observation
 def obs_data_from_view(view: AgentView) -> ObsData:
-    """The adapter's structured observation for ``view`` (no parsing)."""
+    """The adapter's structured observation for ``view`` (no parsing), plus relayed creatures."""
     obs = view.extra.get("obs")
-    if isinstance(obs, ObsData):
+    if not isinstance(obs, ObsData):
+        return parse_alem_text(view.text, view.agent_id)
+    relayed = [e for e in view.entities if e.team == "enemy" and not e.visible]
+    if not relayed:
         return obs
-    return parse_alem_text(view.text, view.agent_id)
+    mobs = []
+    for e in relayed:
+        dx, dy = int(e.x) - obs.x, int(e.y) - obs.y
+        kind = "passive" if 100 <= e.id < 200 else "ranged" if e.id >= 300 else "melee"
+        mobs.append(Mob(e.id, e.unit_type, kind, int(e.x), int(e.y), dx, dy, abs(dx) + abs(dy), e.health))
+    return replace(obs, relayed=mobs)
 
 
 # --------------------------------------------------------------------------- atomic actions
@@ -72,7 +92,7 @@ def noop() -> int:
 
 
 def do() -> int:
-    """Interact with the faced tile: chop/mine, attack, drink water, eat, revive, hit a coordination target."""
+    """Interact with the faced tile: chop/mine, attack, drink, eat, revive, hit a coordination target."""
     return DO
 
 
@@ -105,7 +125,7 @@ def move(direction: str) -> int:
 
 
 def face(direction: str) -> int:
-    """Turn toward ``direction`` (same action as ``move``: it turns without moving when the tile is blocked)."""
+    """Turn toward ``direction`` (same action as ``move``: it only turns when the tile is blocked)."""
     return move(direction)
 
 
@@ -189,15 +209,27 @@ def walkable(d: ObsData, xy: Point, unknown: bool = True) -> bool:
 
 
 def nearest(d: ObsData, names: str | list[str] | tuple[str, ...], remembered: bool = True) -> Point | None:
-    """Closest tile of the given block name(s): visible first, else from memory (``remembered``)."""
+    """Closest reachable tile of the given block name(s): visible first, else from memory (``remembered``).
+
+    A solid target (tree, water, table...) counts only when one of its neighbours is open ground
+    (or unseen), so the agent can stand next to it; walkable targets (ladders, ground) always count.
+    """
     wanted = {names} if isinstance(names, str) else set(names)
-    seen = [b for b in d.blocks if b.name in wanted]
-    if seen:
-        b = min(seen, key=lambda b: (b.dist, b.y, b.x))
-        return (b.x, b.y)
+    seen = sorted((b for b in d.blocks if b.name in wanted), key=lambda b: (b.dist, b.y, b.x))
+    for b in seen:
+        if _approachable(d, (b.x, b.y)):
+            return (b.x, b.y)
     if remembered and d.memory is not None:
-        return d.memory.nearest(tuple(wanted), d.x, d.y)
+        for p in d.memory.nearest_k(tuple(wanted), d.x, d.y, 12):
+            if _approachable(d, p):
+                return p
     return None
+
+
+def _approachable(d: ObsData, xy: Point) -> bool:
+    if walkable(d, xy, unknown=False) or distance(d.position, xy) <= 1:
+        return True
+    return any(walkable(d, (xy[0] + dx, xy[1] + dy), unknown=True) for _, dx, dy in STEP_DIRS)
 
 
 def nearest_seen(d: ObsData, names: str | list[str] | tuple[str, ...]) -> Seen | None:
@@ -339,65 +371,156 @@ def greedy_step(d: ObsData, target: Point) -> int | None:
         nd = distance(p, target)
         if nd < best_d and p not in occupied and walkable(d, p):
             best, best_d = DIRECTION_ACTIONS[name], nd
-        elif nd < distance(d.position, target) and dig is None and p not in occupied \
-                and block_at(d, p) in RESOURCE_TOOL and can_mine(d, block_at(d, p)):
+        elif (
+            nd < distance(d.position, target)
+            and dig is None
+            and p not in occupied
+            and block_at(d, p) in RESOURCE_TOOL
+            and can_mine(d, block_at(d, p))
+            and not _coordination_tile(d, p)
+        ):
             dig = p
     if best is None and dig is not None:
         return DO if facing(d, dig) else move(direction_to(d.position, dig))
     return best
 
 
-def enclosed(d: ObsData) -> bool:
-    """Whether no creature can step next to the agent: all four neighbours are blocked or teammates."""
+def _coordination_tile(d: ObsData, xy: Point) -> bool:
+    """Whether ``xy`` carries a coordination requirement (digging it alone may fail forever)."""
+    if any((c.x, c.y) == (xy[0], xy[1]) for c in d.coord_sites):
+        return True
+    mem = d.memory
+    inside = 0 <= xy[0] < MAP_SIZE and 0 <= xy[1] < MAP_SIZE
+    return mem is not None and inside and bool(mem.coord[mem.level, xy[1], xy[0]])
+
+
+def enclosed(d: ObsData, max_tiles: int = 3) -> bool:
+    """Whether the agent is walled in: it can reach at most ``max_tiles`` open tiles (teammates block).
+
+    A sealed 2-tile tunnel counts, so creatures cannot reach the agent (unseen tiles count as open).
+    """
     mates = {(t.x, t.y) for t in team_alive(d)}
-    for _, dx, dy in STEP_DIRS:
-        p = (d.x + dx, d.y + dy)
-        if p not in mates and walkable(d, p, unknown=True):
-            return False
+    region = {d.position}
+    frontier = [d.position]
+    while frontier:
+        cx, cy = frontier.pop()
+        for _, dx, dy in STEP_DIRS:
+            p = (cx + dx, cy + dy)
+            if p in region or p in mates or not walkable(d, p, unknown=True):
+                continue
+            region.add(p)
+            if len(region) > max_tiles:
+                return False
+            frontier.append(p)
     return True
 
 
 def dig_out(d: ObsData) -> int | None:
-    """When walled in, face a mineable neighbour (stone, tree...) and dig through it; None if not walled in."""
+    """When walled in, face a mineable neighbour (stone, tree...) and dig through it; else None."""
     if not enclosed(d):
         return None
     for _, dx, dy in STEP_DIRS:
         p = (d.x + dx, d.y + dy)
         name = block_at(d, p)
-        if name in RESOURCE_TOOL and can_mine(d, name):
+        if name in RESOURCE_TOOL and can_mine(d, name) and not _coordination_tile(d, p):
             return DO if facing(d, p) else move(direction_to(d.position, p))
     return None
 
 
 def is_dusk_or_night(d: ObsData) -> bool:
     """Darkness is coming or here (ALEM's day is 300 steps; darkest around step 210 of each day)."""
-    return 130 <= d.step % 300 < 265 or d.light < 0.35
+    return 140 <= d.step % 300 < 265 or d.light < 0.35
 
 
-def dig_spot(d: ObsData, radius: int = 10) -> tuple[Point, Point, Point] | None:
+def dig_spot(d: ObsData, radius: int = 25) -> tuple[Point, Point, Point] | None:
     """Where to dig a 2-tile tunnel into stone to sleep in: ``(stand, first, second)``, nearest first.
 
     From ``stand`` (free ground) mine ``first`` then ``second`` (both stone, with solid tiles on
-    their sides and beyond), walk in; :func:`sleep_spot` then finds the corridor to seal.
+    their sides and beyond), walk in; :func:`sleep_spot` then finds the corridor to seal. Searches
+    the agent's memory of the map (only tiles it has seen count as solid).
     """
+    mem = d.memory
+    if mem is None:
+        return None
+    import numpy as np
+
+    blocks = mem.blocks[mem.level]
+    h, w = blocks.shape
+    stone = np.pad(blocks == _STONE_ID, 3)
+    solid = np.pad((blocks >= 0) & ~np.isin(blocks, list(_WALKABLE_IDS)), 3, constant_values=True)
+    ground = np.pad(np.isin(blocks, list(_WALKABLE_IDS)), 3)
+    dig = stone | ground
+
+    def at(mask, dx, dy):  # mask shifted so that [y, x] reads the tile at (x + dx, y + dy)
+        return mask[3 + dy : 3 + dy + h, 3 + dx : 3 + dx + w]
+
     best = None
-    for b in d.blocks:
-        if b.name != "stone" or b.dist > radius:
+    for _, vx, vy in STEP_DIRS:
+        px, py = vy, vx  # perpendicular
+        # first/second may already be dug out (path), so a half-dug tunnel is still found.
+        ok = (
+            at(dig, 0, 0)
+            & at(dig, vx, vy)
+            & at(solid, 2 * vx, 2 * vy)
+            & at(ground, -vx, -vy)
+            & at(solid, px, py)
+            & at(solid, -px, -py)
+            & at(solid, vx + px, vy + py)
+            & at(solid, vx - px, vy - py)
+        )
+        for t in team_alive(d):  # a teammate is digging there already
+            for k in (-1, 0, 1):
+                if 0 <= t.y - k * vy < h and 0 <= t.x - k * vx < w:
+                    ok[t.y - k * vy, t.x - k * vx] = False
+        rows, cols = np.nonzero(ok)
+        if len(rows) == 0:
             continue
-        for _, dx, dy in STEP_DIRS:
-            stand = (b.x - dx, b.y - dy)
-            first, second, beyond = (b.x, b.y), (b.x + dx, b.y + dy), (b.x + 2 * dx, b.y + 2 * dy)
-            if not walkable(d, stand, unknown=False) or block_at(d, second) != "stone":
-                continue
-            if walkable(d, beyond, unknown=True):
-                continue
-            sides = [(t[0] + dy, t[1] + dx) for t in (first, second)] + [(t[0] - dy, t[1] - dx) for t in (first, second)]
-            if any(walkable(d, p, unknown=True) for p in sides):
-                continue
-            dist = distance(d.position, stand)
-            if best is None or dist < best[0]:
-                best = (dist, (stand, first, second))
+        dist = np.abs(cols - vx - d.x) + np.abs(rows - vy - d.y)
+        k = int(np.argmin(dist))
+        if dist[k] <= radius and (best is None or dist[k] < best[0]):
+            c, r = int(cols[k]), int(rows[k])
+            best = (int(dist[k]), ((c - vx, r - vy), (c, r), (c + vx, r + vy)))
     return best[1] if best else None
+
+
+def shelter_step(d: ObsData, radius: int = 25) -> int | None:
+    """Next action toward sleeping sealed in a 2-tile tunnel; None when no way is known.
+
+    Enclosed: sleep (Noop once rested). Else, with stone: walk into a known dead-end corridor
+    (:func:`sleep_spot`), step back to face its entrance and place stone on it. Else, with a
+    pickaxe: dig the tunnel found by :func:`dig_spot` (mine, step in, mine, step in).
+    """
+    if enclosed(d):
+        return SLEEP if d.energy < d.max_energy else NOOP
+    me = d.position
+    if d.inventory.get("stone", 0) >= 1:
+        spot = sleep_spot(d, radius)
+        if spot is not None:
+            inner, outer, entrance = spot
+            if me == outer and facing(d, entrance):
+                return PLACE_ACTIONS["stone"]
+            if me == inner:
+                return move(direction_to(inner, outer))
+            if me == outer:
+                return move(direction_to(outer, inner))
+            step = path_to(d, inner, adjacent=False)
+            if step is not None:
+                return step
+    if d.inventory.get("pickaxe", 0) >= 1:
+        dig = dig_spot(d, radius)
+        if dig is not None:
+            stand, first, second = dig
+            for here, ahead in ((stand, first), (first, second)):
+                if me == here:
+                    if walkable(d, ahead, unknown=False):
+                        return move(direction_to(here, ahead))
+                    return DO if facing(d, ahead) else move(direction_to(here, ahead))
+            if me == second:
+                return move(direction_to(second, first))
+            step = path_to(d, stand, adjacent=False)
+            if step is not None:
+                return step
+    return None
 
 
 def sleep_spot(d: ObsData, radius: int = 12) -> tuple[Point, Point, Point] | None:
@@ -430,8 +553,11 @@ def sleep_spot(d: ObsData, radius: int = 12) -> tuple[Point, Point, Point] | Non
             if nbrs[outer[1], outer[0]] != 2:
                 break
             entrance = (outer[0] + dx, outer[1] + dy)
-            if not (0 <= entrance[0] < MAP_SIZE and 0 <= entrance[1] < MAP_SIZE) \
-                    or not walk[entrance[1], entrance[0]] or entrance in occupied:
+            if (
+                not (0 <= entrance[0] < MAP_SIZE and 0 <= entrance[1] < MAP_SIZE)
+                or not walk[entrance[1], entrance[0]]
+                or entrance in occupied
+            ):
                 break
             dist = distance(d.position, inner)
             if best is None or dist < best[0]:
@@ -458,40 +584,66 @@ def teammate_ahead(d: ObsData) -> bool:
     return any(t.alive and (t.x, t.y) == (d.facing_xy[0], d.facing_xy[1]) for t in d.teammates)
 
 
-def explore(d: ObsData, rng: random.Random | None = None) -> int:
-    """Head for the nearest unexplored tile (frontier exploration over the agent's memory)."""
+def explore(d: ObsData, rng: random.Random | None = None, near: str | None = None) -> int:
+    """Head for the nearest unexplored tile (frontier exploration over the agent's memory).
+
+    ``near`` (a block name, e.g. ``"stone"``) favours unexplored tiles next to known tiles of
+    that block: ores hide in stone, so ``explore(d, near="stone")`` looks for coal and iron.
+    """
     mem = d.memory
     if mem is not None:
         import numpy as np
 
-        unknown = mem.blocks[mem.level] < 0
+        blocks = mem.blocks[mem.level]
+        unknown = blocks < 0
         if unknown.any():
             rows, cols = np.nonzero(unknown)
             dist = np.abs(rows - d.y) + np.abs(cols - d.x)
             # Prefer frontier tiles ahead of the agent, so it keeps a heading instead of dithering.
             fx, fy = d.facing_xy[0] - d.x, d.facing_xy[1] - d.y
             score = dist - 2 * ((cols - d.x) * fx + (rows - d.y) * fy > 0)
+            if near in BLOCK_NAMES:
+                pad = np.pad(blocks == BLOCK_NAMES.index(near), 1)
+                touch = pad[:-2, 1:-1] | pad[2:, 1:-1] | pad[1:-1, :-2] | pad[1:-1, 2:]
+                score = score - 12 * touch[rows, cols]
             k = int(np.argmin(score))
             step = path_to(d, (int(cols[k]), int(rows[k])), adjacent=False)
             if step is not None:
                 return step
     moves = [a for a in (1, 2, 3, 4) if a in d.legal_indices]
-    free = [a for a in moves if walkable(d, (d.x + MOVES[a][0], d.y + MOVES[a][1]), unknown=True)
-            and (d.x + MOVES[a][0], d.y + MOVES[a][1]) not in _occupied(d)]
+    free = [
+        a
+        for a in moves
+        if walkable(d, (d.x + MOVES[a][0], d.y + MOVES[a][1]), unknown=True)
+        and (d.x + MOVES[a][0], d.y + MOVES[a][1]) not in _occupied(d)
+    ]
     pool = free or moves or [NOOP]
     return (rng or random).choice(pool)
 
 
 def flee(d: ObsData, threat: Point) -> int:
-    """Step away from ``threat`` onto a free walkable tile (or noop if cornered)."""
+    """Step away from ``threat`` onto a free walkable tile.
+
+    Prefers the tile farthest from every visible hostile creature, then one that keeps the
+    distance; when cornered it hits an adjacent attacker (Do) rather than standing still.
+    """
     occupied = _occupied(d)
-    best, best_d = NOOP, distance(d.position, threat)
+    hostiles = [(m.x, m.y) for m in d.mobs if m.hostile] or [threat]
+    here = min(distance(d.position, h) for h in hostiles)
+    best, best_score = None, None
     for name, dx, dy in STEP_DIRS:
         p = (d.x + dx, d.y + dy)
-        nd = distance(p, threat)
-        if nd > best_d and p not in occupied and walkable(d, p, unknown=False):
-            best, best_d = DIRECTION_ACTIONS[name], nd
-    return best
+        if p in occupied or not walkable(d, p, unknown=False):
+            continue
+        score = min(distance(p, h) for h in hostiles)
+        if score >= here and (best_score is None or score > best_score):
+            best, best_score = DIRECTION_ACTIONS[name], score
+    if best is not None:
+        return best
+    for m in d.mobs:
+        if m.hostile and m.dist == 1:
+            return DO if facing(d, (m.x, m.y)) else move(direction_to(d.position, (m.x, m.y)))
+    return NOOP
 
 
 def free_adjacent_tiles(d: ObsData, target: Point) -> list[Point]:
@@ -511,8 +663,12 @@ def agents_adjacent(d: ObsData, target: Point, include_self: bool = True) -> int
     return n + (1 if include_self and distance(d.position, target) == 1 else 0)
 
 
-def coordination_target(d: ObsData, kinds: tuple[str, ...] = ("sync", "handover"),
-                        max_required: int = N_AGENTS, new_only: bool = True) -> CoordSite | None:
+def coordination_target(
+    d: ObsData,
+    kinds: tuple[str, ...] = ("sync", "handover"),
+    max_required: int = N_AGENTS,
+    new_only: bool = True,
+) -> CoordSite | None:
     """The coordination site the team should converge on, by a convention every agent can apply.
 
     Sites next to the team leader (lowest living id) come first, then the one closest to the
@@ -521,8 +677,11 @@ def coordination_target(d: ObsData, kinds: tuple[str, ...] = ("sync", "handover"
     seeing the same tiles pick the same one.
     """
     lead = leader_id(d)
-    lead_pos = d.position if lead == d.agent_id else next(((t.x, t.y) for t in d.teammates if t.id == lead),
-                                                          d.position)
+    lead_pos = (
+        d.position
+        if lead == d.agent_id
+        else next(((t.x, t.y) for t in d.teammates if t.id == lead), d.position)
+    )
     center = team_center(d)
     alive = len(team_alive(d)) + 1
     cands = []
@@ -533,8 +692,12 @@ def coordination_target(d: ObsData, kinds: tuple[str, ...] = ("sync", "handover"
             continue
         if s.kind == "handover" and alive < 2:
             continue
+        if s.name in WALKABLE_BLOCKS:  # a flag left on open ground: nothing to act on
+            continue
         if s.construction and s.name != "construction_in_progress":
-            if not any(can_build_here(d, k) for k in BUILD_COSTS):
+            # Someone must pay: this agent, or a teammate already standing there (the payer goes first).
+            payer_there = any(distance((t.x, t.y), (s.x, s.y)) == 1 for t in team_alive(d))
+            if not any(can_build_here(d, k) or has_materials(d, k) for k in BUILD_COSTS) and not payer_there:
                 continue
         elif not s.construction and not can_mine(d, s.name):
             continue
@@ -543,7 +706,9 @@ def coordination_target(d: ObsData, kinds: tuple[str, ...] = ("sync", "handover"
         cands.append(s)
     if not cands:
         return None
-    return min(cands, key=lambda s: (distance(lead_pos, (s.x, s.y)) > 1, distance(center, (s.x, s.y)), s.y, s.x))
+    return min(
+        cands, key=lambda s: (distance(lead_pos, (s.x, s.y)) > 1, distance(center, (s.x, s.y)), s.y, s.x)
+    )
 
 
 def near(d: ObsData, xy: Point | None) -> bool:
@@ -585,8 +750,14 @@ def face_free_tile(d: ObsData, anchor: Point | None = None) -> int | None:
     return None
 
 
-_COORD_MINE = {"stone": "STONE", "coal": "COAL", "iron": "IRON", "diamond": "DIAMOND", "sapphire": "SAPPHIRE",
-               "ruby": "RUBY"}
+_COORD_MINE = {
+    "stone": "STONE",
+    "coal": "COAL",
+    "iron": "IRON",
+    "diamond": "DIAMOND",
+    "sapphire": "SAPPHIRE",
+    "ruby": "RUBY",
+}
 
 
 def coordination_rewards(site: CoordSite, structure: str = "shelter") -> list[str]:
@@ -637,6 +808,10 @@ def make_api(view: AgentView, rng: random.Random) -> dict[str, object]:
             return cached[0]
         return parse_alem_text(obs)
 
+    def safe_do() -> int:
+        """Do on the faced tile, or Noop when a living teammate stands there (Do would hurt it)."""
+        return NOOP if teammate_ahead(obs_data_from_view(view)) else DO
+
     def give(target: int) -> int:
         """Give one unit of what teammate ``target`` requests (legal only while it has a request)."""
         return give_action(agent_id, int(target))
@@ -656,24 +831,68 @@ def make_api(view: AgentView, rng: random.Random) -> dict[str, object]:
     return {
         "parse_obs": parse_obs,
         # atomic actions
-        "noop": noop, "do": do, "sleep": sleep, "rest": rest, "descend": descend, "ascend": ascend,
-        "move": move, "face": face, "place": place, "craft": craft, "build": build, "request": request,
-        "give": give, "action": action_of, "action_name": name_of, "legal": legal,
+        "noop": noop,
+        "do": safe_do,
+        "sleep": sleep,
+        "rest": rest,
+        "descend": descend,
+        "ascend": ascend,
+        "move": move,
+        "face": face,
+        "place": place,
+        "craft": craft,
+        "build": build,
+        "request": request,
+        "give": give,
+        "action": action_of,
+        "action_name": name_of,
+        "legal": legal,
         # geometry and knowledge
-        "distance": distance, "direction_to": direction_to, "block_at": block_at, "walkable": walkable,
-        "nearest": nearest, "nearest_seen": nearest_seen, "adjacent": adjacent, "facing": facing,
-        "hostile_mobs": hostile_mobs, "passive_mobs": passive_mobs, "team_alive": team_alive,
-        "team_center": team_center, "leader_id": leader_id, "has_materials": has_materials,
-        "can_mine": can_mine, "can_build_here": can_build_here, "free_adjacent_tiles": free_adjacent_tiles,
-        "agents_adjacent": agents_adjacent, "coordination_target": coordination_target,
-        "coordination_rewards": coordination_rewards, "near": near, "facing_free_ground": facing_free_ground,
-        "face_free_tile": face_free_tile, "teammate_ahead": teammate_ahead, "enclosed": enclosed, "sleep_spot": sleep_spot, "dig_spot": dig_spot, "dig_out": dig_out,
+        "distance": distance,
+        "direction_to": direction_to,
+        "block_at": block_at,
+        "walkable": walkable,
+        "nearest": nearest,
+        "nearest_seen": nearest_seen,
+        "adjacent": adjacent,
+        "facing": facing,
+        "hostile_mobs": hostile_mobs,
+        "passive_mobs": passive_mobs,
+        "team_alive": team_alive,
+        "team_center": team_center,
+        "leader_id": leader_id,
+        "has_materials": has_materials,
+        "can_mine": can_mine,
+        "can_build_here": can_build_here,
+        "free_adjacent_tiles": free_adjacent_tiles,
+        "agents_adjacent": agents_adjacent,
+        "coordination_target": coordination_target,
+        "coordination_rewards": coordination_rewards,
+        "near": near,
+        "facing_free_ground": facing_free_ground,
+        "face_free_tile": face_free_tile,
+        "teammate_ahead": teammate_ahead,
+        "enclosed": enclosed,
+        "sleep_spot": sleep_spot,
+        "dig_spot": dig_spot,
+        "dig_out": dig_out,
+        "shelter_step": shelter_step,
         "is_dusk_or_night": is_dusk_or_night,
         # movement
-        "path_to": path_to, "greedy_step": greedy_step, "act_on": act_on,
-        "explore": lambda d: explore(d, rng), "flee": flee,
+        "path_to": path_to,
+        "greedy_step": greedy_step,
+        "act_on": act_on,
+        "explore": lambda d, near=None: explore(d, rng, near),
+        "flee": flee,
         "default_action": lambda obs=None: default_action(view),
         # constants
-        "NOOP": NOOP, "DO": DO, "SLEEP": SLEEP, "REST": REST, "DESCEND": DESCEND, "GIVE": GIVE,
-        "ACTION_LABELS": ACTION_LABELS, "RESOURCE_BLOCKS": RESOURCE_BLOCKS, "BUILD_COSTS": BUILD_COSTS,
+        "NOOP": NOOP,
+        "DO": DO,
+        "SLEEP": SLEEP,
+        "REST": REST,
+        "DESCEND": DESCEND,
+        "GIVE": GIVE,
+        "ACTION_LABELS": ACTION_LABELS,
+        "RESOURCE_BLOCKS": RESOURCE_BLOCKS,
+        "BUILD_COSTS": BUILD_COSTS,
     }

@@ -122,14 +122,20 @@ def _nearest_free(goal: tuple[int, int], blocked: set[tuple[int, int]], radius: 
 
 
 def _astar_first_step(goal: tuple[int, int], blocked: set[tuple[int, int]], radius: int) -> int | None:
-    """4-connected A* from (0, 0); returns the action of the first step, or None if unreachable."""
+    """4-connected A* from (0, 0); returns the action of the first step, or None if unreachable.
+
+    Among equally short paths the first step goes along the larger remaining offset, so a unit
+    that re-plans every step walks a steady line instead of alternating directions.
+    """
     start = (0, 0)
-    steps = list(DIRECTION_VECTORS.items())
-    frontier = [(abs(goal[0]) + abs(goal[1]), 0, start)]
+    steps = sorted(DIRECTION_VECTORS.items(),
+                   key=lambda kv: -(kv[1][0] * goal[0] + kv[1][1] * goal[1]))
+    seq = 0  # FIFO among equal (f, g): neighbours pushed first (best-aligned) are expanded first
+    frontier = [(abs(goal[0]) + abs(goal[1]), 0, seq, start)]
     first: dict[tuple[int, int], int | None] = {start: None}
     cost = {start: 0}
     while frontier:
-        _, g, cell = heapq.heappop(frontier)
+        _, g, _, cell = heapq.heappop(frontier)
         if cell == goal:
             return first[cell]
         if g > cost[cell]:
@@ -142,7 +148,8 @@ def _astar_first_step(goal: tuple[int, int], blocked: set[tuple[int, int]], radi
             if ng < cost.get(nxt, 1 << 30):
                 cost[nxt] = ng
                 first[nxt] = action if cell == start else first[cell]
-                heapq.heappush(frontier, (ng + abs(goal[0] - nxt[0]) + abs(goal[1] - nxt[1]), ng, nxt))
+                seq += 1
+                heapq.heappush(frontier, (ng + abs(goal[0] - nxt[0]) + abs(goal[1] - nxt[1]), ng, seq, nxt))
     return None
 
 

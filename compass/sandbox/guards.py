@@ -14,7 +14,7 @@ import time
 import types
 
 from RestrictedPython import safe_builtins
-from RestrictedPython.Guards import full_write_guard, guarded_iter_unpack_sequence, guarded_unpack_sequence
+from RestrictedPython.Guards import full_write_guard
 from RestrictedPython.transformer import INSPECT_ATTRIBUTES
 
 MAX_SEQUENCE = 1_000_000  # elements a skill may build with one * or range()
@@ -201,8 +201,9 @@ def make_guards(budget: Budget) -> dict[str, object]:
         "_getattr_": guarded_getattr,
         "_getitem_": operator.getitem,
         "_getiter_": iter,
-        "_iter_unpack_sequence_": guarded_iter_unpack_sequence,
-        "_unpack_sequence_": guarded_unpack_sequence,
+        # Iteration is unguarded (``_getiter_`` is ``iter``), so unpacking needs no guard either.
+        "_iter_unpack_sequence_": _plain_unpack,
+        "_unpack_sequence_": _plain_unpack,
         "_write_": full_write_guard,
         "_inplacevar_": inplacevar,
         "_tick_": budget.tick,
@@ -211,6 +212,10 @@ def make_guards(budget: Budget) -> dict[str, object]:
         "_lshift_": guarded_lshift,
         "_print_": _NoPrint,
     }
+
+
+def _plain_unpack(it, spec, getiter):
+    return it
 
 
 class _NoPrint:

@@ -7,7 +7,9 @@ memory bombs, so this policy also
 * inserts a ``_tick_()`` call at the top of every ``for``/``while`` body (an iteration budget that
   is deterministic, unlike a wall-clock one, so traces stay reproducible);
 * routes ``*``, ``**`` and ``<<`` through size-checking guards (``'a' * 10**10`` and friends);
-* allows ``a[k] += v`` (the paper's skills use it), writing through the ``_write_`` guard.
+* allows ``a[k] += v`` (the paper's skills use it), writing through the ``_write_`` guard;
+* reads attributes directly except ``format``/``format_map`` (the names RestrictedPython refuses
+  are refused at compile time, so a runtime guard on every read only costs time).
 """
 
 from __future__ import annotations
@@ -44,6 +46,16 @@ class SkillPolicy(RestrictingNodeTransformer):
     def visit_While(self, node: ast.While) -> ast.AST:
         node = super().visit_While(node)
         node.body.insert(0, ast.fix_missing_locations(ast.copy_location(_tick(), node.body[0])))
+        return node
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        node = super().visit_Attribute(node)  # refuses _names and frame/code attributes
+        # Only str.format/format_map can misuse an allowed attribute name (format strings reach
+        # forbidden attributes); every other read skips the runtime guard, which is hot code.
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_getattr_"
+                and node.args[1].value not in ("format", "format_map")):
+            return ast.copy_location(ast.Attribute(value=node.args[0], attr=node.args[1].value, ctx=ast.Load()),
+                                     node)
         return node
 
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:

@@ -11,9 +11,13 @@ def attack_nearest(obs: str) -> int:
         return 0
     in_range = [e for e in obs_data.enemies if e.can_attack and (e.id + 6) in valid]
     if in_range:
-        return attack(min(in_range, key=lambda e: e.distance).id)
-    if obs_data.enemies:
-        e = min(obs_data.enemies, key=lambda e: e.distance)
+        return attack(min(in_range, key=lambda e: (e.distance, e.id)).id)
+    # Relayed reports of units inside my own sight that I no longer see are units that died.
+    known = [e for e in obs_data.enemies if e.visible or e.distance >= 0.95 or (e.id + 6) in valid]
+    if known:
+        e = min(known, key=lambda e: (e.distance, e.id))
+        if not e.visible and (e.id + 6) in valid:
+            return attack(e.id)  # EPO: the attack order walks to it
         action = find_path(obs_data, e.position[0], e.position[1], target_type=e.unit_type)
         if action:
             return action

@@ -183,3 +183,24 @@ def test_invalid_parameters():
         GlobalEntityMemory(max_hops=-1)
     with pytest.raises(ValueError):
         GlobalEntityMemory(ttl_steps=-1)
+
+
+def test_death_seen_by_a_teammate_clears_the_relayed_record():
+    """A unit reported dead (the adapters' ``extra["deaths_seen"]``) vanishes from every holder."""
+    from dataclasses import replace
+
+    from compass.envs.base import AgentView, Entity, OwnUnit
+    from compass.memory import GlobalEntityMemory
+
+    def view(i, x, entities=(), extra=None):
+        own = OwnUnit("stalker", x, 10.0, 1.0, 0.0, 9.0, 6.0, 0.0, 0, 32.0, 32.0)
+        return AgentView(i, "combat", 0, True, own, tuple(entities), (1,), "", extra or {})
+
+    enemy = Entity(3, "enemy", "zealot", 16.0, 10.0, 0.0, 0.0, 0.0, 1.0)
+    mem = GlobalEntityMemory(max_hops=3, ttl_steps=10)
+    mem.update(0, [view(0, 2.0), view(1, 9.0, [enemy])])
+    assert any(e.id == 3 for e in mem.relayed_for(0, view(0, 2.0)))
+    dead = replace(enemy, health=0.0)
+    mem.update(1, [view(0, 2.0), view(1, 9.0, extra={"deaths_seen": (dead,)})])
+    assert not any(e.id == 3 and e.team == "enemy" for e in mem.relayed_for(0, view(0, 2.0)))
+    assert not any(e.id == 3 and e.team == "enemy" for e in mem.relayed_for(1, view(1, 9.0)))

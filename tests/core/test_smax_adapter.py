@@ -130,3 +130,25 @@ def test_renderers_are_fast_and_show_units(smax_protoss):
     assert time.perf_counter() - t < 0.5
     assert g.shape[2] == 3 and f.shape == (256, 256, 3)
     assert (g == np.array([60, 130, 255])).all(axis=2).any()  # ally colour drawn
+
+
+def test_deaths_in_sight_are_reported_for_the_entity_memory(smax_protoss):
+    from compass.sandbox import SkillExecutor
+
+    views = smax_protoss.reset(0)
+    ex = SkillExecutor("combat")
+    from compass.skills.library import SkillLibrary, default_library_root
+
+    skill = SkillLibrary(default_library_root(), "combat").compiled["race_adaptive_combat"]
+    reported = []
+    for _ in range(200):
+        res = smax_protoss.step([ex.run(skill, v).action for v in views])
+        views = res.views
+        for v in views:
+            reported += [(v.agent_id, e) for e in v.extra.get("deaths_seen", ())]
+        if res.done:
+            break
+    assert reported, "a fight to the end kills units in someone's sight"
+    for _, e in reported:
+        u = e.id + smax_protoss.n_agents if e.team == "enemy" else e.id
+        assert e.health == 0.0 and not smax_protoss.snap.alive[u]
