@@ -14,7 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.syntax import Syntax
 from rich.table import Column, Table
 
-from compass.config import DEFAULT_ENV, DEFAULT_TASK, RunConfig
+from compass.config import DEFAULT_ENV, RunConfig
 
 app = typer.Typer(add_completion=False, no_args_is_help=False, help="compass: VLM agents that write and choose skills.")
 skills_app = typer.Typer(no_args_is_help=True, help="Inspect and check the skill library.")
@@ -48,7 +48,7 @@ def run(
     video: Annotated[bool, typer.Option(help="write episodes.mp4")] = False,
     epo: Annotated[bool, typer.Option(help="SMACv2 extended partial observability (prob_obs_enemy=0)")] = False,
     comm: Annotated[str, typer.Option(help="multihop | onehop | full | none | lossy:P[:DELAY]")] = "multihop",
-    task: Annotated[str, typer.Option(help="the team's overall goal")] = DEFAULT_TASK,
+    task: Annotated[str | None, typer.Option(help="the team's overall goal (default: the env family's)")] = None,
     decision_interval: Annotated[int, typer.Option(min=1, help="env steps between VLM decisions")] = 8,
     reflection: Annotated[bool, typer.Option(help="--no-reflection: skip Self-Reflection (ablation)")] = True,
     image: Annotated[bool, typer.Option(help="--no-image: text-only prompts (ablation)")] = True,
@@ -78,6 +78,9 @@ def run(
                 u = row["vlm"]
                 extra = (f"  vlm: {u.get('calls', 0)} calls, {u.get('prompt_tokens', 0)}+"
                          f"{u.get('completion_tokens', 0)} tokens, ${u.get('cost_usd', 0):.4f}")
+            if "alem" in row:
+                a = row["alem"]
+                extra += f"  Base {a['base_pct']:.1f}% Coord {a['coord_pct']:.1f}% Total {a['total_pct']:.1f}%"
             console.print(f"episode {row['episode']} seed {row['seed']}: [{color}]{row['outcome']}[/] "
                           f"return {row['return']:.3f} in {row['steps']} steps, "
                           f"{row['skill_errors']} skill errors{extra}")
@@ -86,10 +89,15 @@ def run(
             summary = run_session(cfg, on_episode=on_episode, progress=progress)
         except (ValueError, FileNotFoundError, ImportError) as e:
             _fail(str(e))
-    o = summary["overall"]
-    lo, hi = o["win_rate_ci95"]
-    console.print(f"win rate {o['win_rate']:.2f} [{lo:.2f}, {hi:.2f}] over {o['episodes']} episode(s); "
-                  f"run written to {summary['run_dir']}")
+    if "alem" in summary:
+        a = summary["alem"]
+        result = "  ".join(f"{name} {a[key]['mean']:.1f}% [{a[key]['ci95'][0]:.1f}, {a[key]['ci95'][1]:.1f}]"
+                           for name, key in (("Base", "base_pct"), ("Coord.", "coord_pct"), ("Total", "total_pct")))
+    else:
+        o = summary["overall"]
+        lo, hi = o["win_rate_ci95"]
+        result = f"win rate {o['win_rate']:.2f} [{lo:.2f}, {hi:.2f}]"
+    console.print(f"{result} over {len(summary['episodes'])} episode(s); run written to {summary['run_dir']}")
 
 
 # --- skills -----------------------------------------------------------------------------------------

@@ -10,6 +10,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 DEFAULT_ENV = "smax:protoss_5_vs_5"
 DEFAULT_TASK = ("Defeat all enemy units: focus fire on priority targets, kite melee units at max range "
                 "and keep the group together")
+DEFAULT_TASKS = {
+    "combat": DEFAULT_TASK,
+    "alem": "Play ALEM as any role: survive, then coordinate with the team, then climb the tool ladder",
+}
 
 
 class RunConfig(BaseModel):
@@ -29,7 +33,7 @@ class RunConfig(BaseModel):
     video: bool = False
     epo: bool = False
     comm: str = "multihop"
-    task: str = DEFAULT_TASK
+    task: str | None = None  # None: the environment family's default goal (DEFAULT_TASKS)
     decision_interval: int = Field(8, ge=1, description="env steps between VLM decisions")
     reflection: bool = True
     image: bool = True
@@ -44,3 +48,8 @@ class RunConfig(BaseModel):
         if ":" not in v:
             raise ValueError(f"env must look like FAMILY:SCENARIO (e.g. {DEFAULT_ENV}), got {v!r}")
         return v
+
+
+def default_task(family: str) -> str:
+    """The overall goal a run pursues when ``--task`` is not given."""
+    return DEFAULT_TASKS[family]

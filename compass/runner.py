@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from compass.config import RunConfig
+from compass.config import RunConfig, default_task
 from compass.envs.base import AgentView, MultiAgentEnv
 from compass.planner.base import Decision, DecisionContext, Planner
 from compass.sandbox.runtime import make_executor
@@ -65,6 +65,7 @@ class EpisodeRunner:
         self.comm = comm
         self.on_step = on_step
         self.frames: list[np.ndarray] = []
+        self.task = cfg.task or default_task(env.family)
         # Optional planner hook: what each agent saw and earned every step (the VLM planner's
         # reflection needs the frames and reward of a skill's whole execution).
         self._observe = getattr(planner, "observe_step", None)
@@ -117,7 +118,7 @@ class EpisodeRunner:
         async def one(i: int, trigger: str) -> tuple[int, Decision]:
             s = states[i]
             ctx = DecisionContext(
-                agent_id=i, step=step, view=views[i], task=self.cfg.task, trigger=trigger,
+                agent_id=i, step=step, view=views[i], task=self.task, trigger=trigger,
                 current_skill=s.skill, subtask=s.subtask, last_error=s.pending_error,
                 reward_since_decision=s.reward_since, scenario=self.cfg.env,
                 ally_tasks=self.comm.ally_tasks_for(i) if self.comm is not None else {},

@@ -6,9 +6,10 @@ import asyncio
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from compass.comm import CommProtocol
-from compass.config import RunConfig
+from compass.config import RunConfig, default_task
 from compass.envs.registry import make_env, skill_family
 from compass.eval.stats import summarize_outcomes
 from compass.planner.factory import make_planner
@@ -47,13 +48,16 @@ def run(cfg: RunConfig, on_episode: Callable[[dict], None] | None = None,
     ``progress(episode, max_steps)`` may return a per-step callback (the CLI's progress bar).
     """
     family = skill_family(cfg.env)
+    if cfg.task is None:
+        cfg = cfg.model_copy(update={"task": default_task(family)})
     run_dir = Path(cfg.out) / (cfg.run_id or new_run_id(cfg))
     library = SkillLibrary(library_root_for(cfg, family, run_dir), family)
     env = make_env(cfg.env, epo=cfg.epo, max_steps=cfg.max_steps)
     planner = make_planner(cfg, library)
     writer = RunWriter(run_dir)
     comm = make_comm(cfg)
-    runner = EpisodeRunner(env, planner, cfg, writer, comm=comm)
+    scorer = AlemScorer(env) if family == "alem" else None
+    runner = EpisodeRunner(env, planner, cfg, writer, comm=comm, on_step=scorer.on_step if scorer else None)
     writer.trace({"kind": "run_start", "config": cfg.model_dump(mode="json", exclude={"out", "run_id"}),
                   "library": sorted(library.names()),
                   "library_problems": [str(p) for p in library.problems]})
@@ -66,7 +70,11 @@ def run(cfg: RunConfig, on_episode: Callable[[dict], None] | None = None,
                 seed = cfg.seed + ep
                 comm.reset(seed)
                 tick = progress(ep, getattr(env, "max_steps", cfg.max_steps or 0)) if progress else None
+                if scorer is not None:
+                    scorer.start()
                 row = (await runner.run_episode(ep, seed, tick)).as_dict()
+                if scorer is not None:
+                    row["alem"] = scorer.finish()
                 usage = getattr(planner, "usage_for_episode", None)
                 if usage is not None:
                     row["vlm"] = usage(ep)
@@ -88,6 +96,8 @@ def run(cfg: RunConfig, on_episode: Callable[[dict], None] | None = None,
                "library": str(library.root), "skill_stats": library.stats,
                "comm": cfg.comm, "epo": cfg.epo, "seed": cfg.seed, "episodes": episodes,
                "overall": summarize_outcomes(episodes)}
+    if scorer is not None:
+        summary["alem"] = scorer.summary()
     if hasattr(planner, "usage_summary"):
         summary["vlm_usage"] = planner.usage_summary()
     if cfg.video and runner.frames:
@@ -96,3 +106,32 @@ def run(cfg: RunConfig, on_episode: Callable[[dict], None] | None = None,
     writer.summary(summary)
     summary["run_dir"] = str(run_dir)
     return summary
+
+
+class AlemScorer:
+    """The ALEM paper's metrics (Base%, Coord.%, Total%, achievements, survival) for a run's episodes."""
+
+    def __init__(self, env: Any) -> None:
+        from compass.eval.alem_metrics import EpisodeTracker
+
+        self._tracker_type = EpisodeTracker
+        self.overworld = getattr(env, "scenario", "") == "overworld"
+        self.n_agents = env.n_agents
+        self.scores: list = []
+        self.tracker = None
+
+    def start(self) -> None:
+        self.tracker = self._tracker_type(n_agents=self.n_agents, overworld=self.overworld)
+
+    def on_step(self, episode: int, t: int, res: Any) -> None:
+        self.tracker.update(res.info, res.outcome)
+
+    def finish(self) -> dict:
+        score = self.tracker.score()
+        self.scores.append(score)
+        return score.as_dict()
+
+    def summary(self) -> dict:
+        from compass.eval.alem_metrics import summarise
+
+        return summarise(self.scores)

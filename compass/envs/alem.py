@@ -84,7 +84,7 @@ class _Packer:
         import jax.numpy as jnp
 
         groups: list[list] = [[] for _ in self.dtypes]
-        for leaf, (g, _, _, _) in zip(jax.tree_util.tree_leaves(state), self.layout):
+        for leaf, (g, _, _, _) in zip(jax.tree_util.tree_leaves(state), self.layout, strict=True):
             groups[g].append(jnp.ravel(leaf))
         return tuple(jnp.concatenate(parts) for parts in groups)
 
@@ -93,7 +93,7 @@ class _Packer:
         import jax
 
         bufs = [np.asarray(b) for b in buffers]
-        leaves = [bufs[g][o:o + n].reshape(shape) for g, o, shape, n in self.layout]
+        leaves = [bufs[g][o : o + n].reshape(shape) for g, o, shape, n in self.layout]
         return jax.tree_util.tree_unflatten(self.treedef, leaves)
 
 
@@ -135,8 +135,9 @@ def _compiled(name: str) -> _Compiled:
     # one compile serves every episode length.
     params = EnvParams(max_timesteps=10000, shared_reward=False, **get_coordination_params(sc.difficulty))
     static = StaticEnvParams(player_count=N_AGENTS, num_levels=sc.num_levels)
-    env = make_alem_env_from_name(sc.env_name, env_params=params, static_env_params=static,
-                                  compute_full_info=False)
+    env = make_alem_env_from_name(
+        sc.env_name, env_params=params, static_env_params=static, compute_full_info=False
+    )
     full_game = sc.num_levels > 1
 
     packer = _Packer(jax.eval_shape(lambda k: env.reset(k)[1], jax.random.PRNGKey(0)))
@@ -173,8 +174,14 @@ def _pixels_fn(c: _Compiled):
         from alem.alem_coop.renderer.renderer_pixels import render_alem_pixels
 
         c.textures = load_player_specific_textures(TEXTURES[16], N_AGENTS)
-        c.pixels = jax.jit(partial(render_alem_pixels, block_pixel_size=16, static_params=c.static_params,
-                                   player_specific_textures=c.textures))
+        c.pixels = jax.jit(
+            partial(
+                render_alem_pixels,
+                block_pixel_size=16,
+                static_params=c.static_params,
+                player_specific_textures=c.textures,
+            )
+        )
     return c.pixels
 
 
@@ -250,6 +257,7 @@ class AlemEnv:
         self._memories = [AlemMemory(self._c.scenario.num_levels) for _ in range(N_AGENTS)]
         self._last_actions = [0] * N_AGENTS
         self._done = False
+        self._frames = None
         self._views = self._make_views(None, None, None)
         return self._views
 
@@ -280,8 +288,10 @@ class AlemEnv:
         self.times.transfer += time.perf_counter() - t
         self._last_actions = acts
         failed = [not bool(prev_mask[i, a]) for i, a in enumerate(acts)]
-        new = [[ACHIEVEMENTS[k] for k in np.nonzero(self._np.achievements[i] & ~prev_ach[i])[0]]
-               for i in range(N_AGENTS)]
+        new = [
+            [ACHIEVEMENTS[k] for k in np.nonzero(self._np.achievements[i] & ~prev_ach[i])[0]]
+            for i in range(N_AGENTS)
+        ]
         rewards = [float(r) for r in reward]
         self._views = self._make_views(rewards, new, failed)
         self._done = bool(dead or won or timeout)
@@ -339,32 +349,49 @@ class AlemEnv:
 
     def instruction_prompt(self, agent_id: int) -> str:
         """ALEM's own system prompt for this agent (rules, roles, achievements, output format)."""
-        return self._wrapper.get_instruction_prompt(agent_idx=agent_id, current_level=int(self._np.player_level))
+        return self._wrapper.get_instruction_prompt(
+            agent_idx=agent_id, current_level=int(self._np.player_level)
+        )
 
     # ---------------------------------------------------------------- internals
-    def _make_views(self, rewards: list[float] | None, new: list[list[str]] | None,
-                    failed: list[bool] | None) -> list[AgentView]:
+    def _make_views(
+        self, rewards: list[float] | None, new: list[list[str]] | None, failed: list[bool] | None
+    ) -> list[AgentView]:
         s = self._np
         t = time.perf_counter()
         lv = level_view(s)
         obs = []
         for i in range(N_AGENTS):
             last = action_name(self._last_actions[i], i) if rewards is not None else None
-            obs.append(extract_obs(s, lv, i, self._mask[i], self.max_steps, self._memories[i], last,
-                                   new[i] if new else None))
+            obs.append(
+                extract_obs(
+                    s, lv, i, self._mask[i], self.max_steps, self._memories[i], last, new[i] if new else None
+                )
+            )
         self.times.extract += time.perf_counter() - t
         t = time.perf_counter()
-        texts = [self._text(i, obs[i], rewards, new, failed) if self.with_text else "" for i in range(N_AGENTS)]
+        texts = [
+            self._text(i, obs[i], rewards, new, failed) if self.with_text else "" for i in range(N_AGENTS)
+        ]
         self.times.text += time.perf_counter() - t
         step = int(s.timestep)
         views = []
         for i in range(N_AGENTS):
-            views.append(AgentView(
-                agent_id=i, family=FAMILY, step=step, alive=obs[i].alive,
-                own=own_unit(obs[i], self._last_actions[i]), entities=entities(obs[i]),
-                avail_actions=tuple(obs[i].legal_indices), text=texts[i],
-                extra=_extra(obs[i]), render=partial(self._frame, step, i), text_fn=partial(_relayed_text, texts[i]),
-            ))
+            views.append(
+                AgentView(
+                    agent_id=i,
+                    family=FAMILY,
+                    step=step,
+                    alive=obs[i].alive,
+                    own=own_unit(obs[i], self._last_actions[i]),
+                    entities=entities(obs[i]),
+                    avail_actions=tuple(obs[i].legal_indices),
+                    text=texts[i],
+                    extra=_extra(obs[i]),
+                    render=partial(self._frame, step, i),
+                    text_fn=partial(_relayed_text, texts[i]),
+                )
+            )
         return views
 
     def _text(self, i: int, obs: ObsData, rewards, new, failed) -> str:
@@ -372,13 +399,22 @@ class AlemEnv:
         if rewards is None:
             long_ctx, short_ctx = w.describe_frame(self._np, i)
         else:
-            long_ctx, short_ctx = w.describe_frame(self._np, i, reward=rewards[i], new_achievements=new[i],
-                                                   last_action=obs.last_action, action_failed=failed[i])
+            long_ctx, short_ctx = w.describe_frame(
+                self._np,
+                i,
+                reward=rewards[i],
+                new_achievements=new[i],
+                last_action=obs.last_action,
+                action_failed=failed[i],
+            )
         aff = affordances_text(obs.legal_indices, i)
         return f"{long_ctx}\n\n{short_ctx}" + (f"\n\n{aff}" if aff else "")
 
-    def _frame(self, step: int, agent_id: int) -> np.ndarray:
-        """ALEM's egocentric pixel observation for ``agent_id`` (16 px tiles), rendered on demand."""
+    def _frame(self, step: int, agent_id: int, view: AgentView | None = None) -> np.ndarray:
+        """ALEM's egocentric pixel observation for ``agent_id`` (16 px tiles), rendered on demand.
+
+        (Relayed entities in ``view`` are not drawn: ALEM's renderer draws the game state.)
+        """
         if step != int(self._np.timestep):
             raise RuntimeError(f"frame of step {step} requested at step {int(self._np.timestep)}")
         if self._frames is None or self._frames[0] != step:
@@ -418,8 +454,10 @@ def _relayed_text(base: str, view: AgentView) -> str:
     lines = ["Reported by teammates:"]
     for e in sorted(relayed, key=lambda e: (e.distance, e.id)):
         ago = "this step" if e.age == 0 else f"{e.age} step{'s' if e.age != 1 else ''} ago"
-        lines.append(f"- {e.unit_type} (x={int(e.x)}, y={int(e.y)}) [relayed by Agent {e.source}, "
-                     f"{e.hops} hop{'s' if e.hops != 1 else ''}, seen {ago}]")
+        lines.append(
+            f"- {e.unit_type} (x={int(e.x)}, y={int(e.y)}) [relayed by Agent {e.source}, "
+            f"{e.hops} hop{'s' if e.hops != 1 else ''}, seen {ago}]"
+        )
     return base + "\n\n" + "\n".join(lines)
 
 

@@ -13,8 +13,10 @@ from typing import Any
 import numpy as np
 
 from compass.envs.alem_names import (
+    ACHIEVEMENTS,
     BLOCK_NAMES,
     FACING_NAMES,
+    GIVE,
     ITEM_NAMES,
     LEVEL_NAMES,
     MELEE_MOB_NAMES,
@@ -36,17 +38,29 @@ from compass.envs.base import Entity, OwnUnit
 HALF_R, HALF_C = VIEW_ROWS // 2, VIEW_COLS // 2
 PAD = max(VIEW_ROWS, VIEW_COLS) + 2  # the harness's padding (MAX_OBS_DIM + 2)
 OUT_OF_BOUNDS = 1
-CONSTRUCTION_BLOCKS = frozenset({BLOCK_NAMES.index("construction_site"),
-                                 BLOCK_NAMES.index("construction_in_progress")})
+CONSTRUCTION_BLOCKS = frozenset(
+    {BLOCK_NAMES.index("construction_site"), BLOCK_NAMES.index("construction_in_progress")}
+)
 MOB_ID_BASE = {"passive": 100, "melee": 200, "ranged": 300}  # Entity ids: stable per mob slot
-_MOB_CLASSES = (("melee", "melee_mobs", "melee_mob_coordination", "melee_mob_agents_required", MELEE_MOB_NAMES),
-                ("ranged", "ranged_mobs", "ranged_mob_coordination", "ranged_mob_agents_required",
-                 RANGED_MOB_NAMES),
-                ("passive", "passive_mobs", "passive_mob_coordination", "passive_mob_agents_required",
-                 PASSIVE_MOB_NAMES))
+_MOB_CLASSES = (
+    ("melee", "melee_mobs", "melee_mob_coordination", "melee_mob_agents_required", MELEE_MOB_NAMES),
+    ("ranged", "ranged_mobs", "ranged_mob_coordination", "ranged_mob_agents_required", RANGED_MOB_NAMES),
+    ("passive", "passive_mobs", "passive_mob_coordination", "passive_mob_agents_required", PASSIVE_MOB_NAMES),
+)
 _BUILDINGS = {0: "mining", 1: "shelter", 2: "forge", 3: "beacon"}
-_TIER_ITEMS = ("wood", "stone", "coal", "iron", "diamond", "ruby", "sapphire", "sapling", "arrows", "torches",
-               "books")
+_TIER_ITEMS = (
+    "wood",
+    "stone",
+    "coal",
+    "iron",
+    "diamond",
+    "ruby",
+    "sapphire",
+    "sapling",
+    "arrows",
+    "torches",
+    "books",
+)
 
 
 @dataclass
@@ -71,20 +85,36 @@ def level_view(s: Any) -> LevelView:
     lvl = int(s.player_level)
     m, it, li = s.map[lvl], s.item_map[lvl], s.light_map[lvl]
     co, so = s.coordination_map[lvl], s.soft_coordination_mask[lvl]
-    return LevelView(lvl, m, it, li, co, so,
-                     np.pad(m, PAD, constant_values=OUT_OF_BOUNDS), np.pad(it, PAD, constant_values=0),
-                     np.pad(li, PAD, constant_values=0.0), np.pad(co, PAD, constant_values=0),
-                     np.pad(so, PAD, constant_values=False))
+    return LevelView(
+        lvl,
+        m,
+        it,
+        li,
+        co,
+        so,
+        np.pad(m, PAD, constant_values=OUT_OF_BOUNDS),
+        np.pad(it, PAD, constant_values=0),
+        np.pad(li, PAD, constant_values=0.0),
+        np.pad(co, PAD, constant_values=0),
+        np.pad(so, PAD, constant_values=False),
+    )
 
 
 def _window(padded: np.ndarray, row: int, col: int) -> np.ndarray:
     r0, c0 = row - HALF_R + PAD, col - HALF_C + PAD
-    return padded[r0:r0 + VIEW_ROWS, c0:c0 + VIEW_COLS]
+    return padded[r0 : r0 + VIEW_ROWS, c0 : c0 + VIEW_COLS]
 
 
-def extract_obs(s: Any, lv: LevelView, agent_id: int, legal: np.ndarray, max_steps: int,
-                memory: AlemMemory | None = None, last_action: str | None = None,
-                new_achievements: list[str] | None = None) -> ObsData:
+def extract_obs(
+    s: Any,
+    lv: LevelView,
+    agent_id: int,
+    legal: np.ndarray,
+    max_steps: int,
+    memory: AlemMemory | None = None,
+    last_action: str | None = None,
+    new_achievements: list[str] | None = None,
+) -> ObsData:
     """One agent's :class:`ObsData` from numpy state ``s``; updates ``memory`` with its view."""
     row, col = (int(v) for v in s.player_position[agent_id])
     n = len(s.player_position)
@@ -97,12 +127,19 @@ def extract_obs(s: Any, lv: LevelView, agent_id: int, legal: np.ndarray, max_ste
     map_r, map_c = rr + row - HALF_R, cc + col - HALF_C
     inside = (map_r >= 0) & (map_r < lv.map.shape[0]) & (map_c >= 0) & (map_c < lv.map.shape[1])
     if memory is not None:
-        memory.update(lv.level, map_r[inside], map_c[inside], win_map[rr[inside], cc[inside]],
-                      win_coord[rr[inside], cc[inside]], int(s.timestep))
+        memory.update(
+            lv.level,
+            map_r[inside],
+            map_c[inside],
+            win_map[rr[inside], cc[inside]],
+            win_coord[rr[inside], cc[inside]],
+            int(s.timestep),
+            win_items[rr[inside], cc[inside]],
+        )
 
     blocks: list[Seen] = []
     sites: list[CoordSite] = []
-    for i, j, y, x in zip(rr.tolist(), cc.tolist(), map_r.tolist(), map_c.tolist()):
+    for i, j, y, x in zip(rr.tolist(), cc.tolist(), map_r.tolist(), map_c.tolist(), strict=True):
         dx, dy = x - col, y - row
         dist = abs(dx) + abs(dy)
         if dist:
@@ -117,7 +154,9 @@ def extract_obs(s: Any, lv: LevelView, agent_id: int, legal: np.ndarray, max_ste
             construction = int(win_map[i, j]) in CONSTRUCTION_BLOCKS
             name = BLOCK_NAMES[int(win_map[i, j])]
             if v > 0:
-                sites.append(CoordSite(name, x, y, dx, dy, dist, "sync", v, bool(win_soft[i, j]), 0, construction))
+                sites.append(
+                    CoordSite(name, x, y, dx, dy, dist, "sync", v, bool(win_soft[i, j]), 0, construction)
+                )
             else:
                 sites.append(CoordSite(name, x, y, dx, dy, dist, "handover", 0, False, -v, construction))
     blocks.sort(key=lambda b: (b.dist, b.y, b.x))
@@ -132,29 +171,69 @@ def extract_obs(s: Any, lv: LevelView, agent_id: int, legal: np.ndarray, max_ste
     fvec = {1: (-1, 0), 2: (1, 0), 3: (0, -1), 4: (0, 1)}.get(direction, (0, 0))
     fx, fy = col + fvec[0], row + fvec[1]
     do_target = _do_target(s, lv, agent_id, fx, fy, lit[HALF_R + fvec[1], HALF_C + fvec[0]], mobs)
+    inside_f = 0 <= fy < lv.map.shape[0] and 0 <= fx < lv.map.shape[1]
+    facing_block = BLOCK_NAMES[int(lv.map[fy, fx])] if inside_f else "out_of_bounds"
+    req_type, req_dur = int(s.request_type[agent_id]), int(s.request_duration[agent_id])
+    k = req_type - REQUEST_FOOD
+    my_request = REQUESTABLE[k] if req_type > 0 and req_dur > 0 and 0 <= k < len(REQUESTABLE) else None
 
     inv = s.inventory
     inventory = {k: int(getattr(inv, k)[agent_id]) for k in _TIER_ITEMS}
-    inventory.update(pickaxe=int(inv.pickaxe[agent_id]), sword=int(inv.sword[agent_id]), bow=int(inv.bow[agent_id]),
-                     armour=int((np.asarray(inv.armour[agent_id]) > 0).sum()),
-                     potions=int(np.asarray(inv.potions[agent_id]).sum()))
-    status = {"health": float(s.player_health[agent_id]), "food": float(s.player_food[agent_id]),
-              "drink": float(s.player_drink[agent_id]), "energy": float(s.player_energy[agent_id]),
-              "mana": float(s.player_mana[agent_id]), "xp": float(s.player_xp[agent_id])}
-    attributes = {"dexterity": int(s.player_dexterity[agent_id]), "strength": int(s.player_strength[agent_id]),
-                  "intelligence": int(s.player_intelligence[agent_id])}
+    inventory.update(
+        pickaxe=int(inv.pickaxe[agent_id]),
+        sword=int(inv.sword[agent_id]),
+        bow=int(inv.bow[agent_id]),
+        armour=int((np.asarray(inv.armour[agent_id]) > 0).sum()),
+        potions=int(np.asarray(inv.potions[agent_id]).sum()),
+    )
+    status = {
+        "health": float(s.player_health[agent_id]),
+        "food": float(s.player_food[agent_id]),
+        "drink": float(s.player_drink[agent_id]),
+        "energy": float(s.player_energy[agent_id]),
+        "mana": float(s.player_mana[agent_id]),
+        "xp": float(s.player_xp[agent_id]),
+    }
+    attributes = {
+        "dexterity": int(s.player_dexterity[agent_id]),
+        "strength": int(s.player_strength[agent_id]),
+        "intelligence": int(s.player_intelligence[agent_id]),
+    }
     legal_idx = [int(a) for a in np.nonzero(legal)[0]]
     level = lv.level
     return ObsData(
-        agent_id=agent_id, role=ROLES.get(int(s.player_specialization[agent_id]), ""), step=int(s.timestep),
-        max_steps=max_steps, alive=bool(s.player_alive[agent_id]) and status["health"] > 0,
-        position=(col, row), facing=facing, facing_xy=(fx, fy), do_target=do_target, level=level,
+        agent_id=agent_id,
+        role=ROLES.get(int(s.player_specialization[agent_id]), ""),
+        step=int(s.timestep),
+        max_steps=max_steps,
+        alive=bool(s.player_alive[agent_id]) and status["health"] > 0,
+        position=(col, row),
+        facing=facing,
+        facing_xy=(fx, fy),
+        do_target=do_target,
+        level=level,
         level_name=LEVEL_NAMES[level] if level < len(LEVEL_NAMES) else f"level {level}",
-        level_cleared=int(s.monsters_killed[level]) >= MONSTERS_TO_CLEAR_LEVEL, light=float(s.light_level),
-        status=status, attributes=attributes, inventory=inventory, sleeping=bool(s.is_sleeping[agent_id]),
-        resting=bool(s.is_resting[agent_id]), blocks=blocks, mobs=mobs, teammates=mates, coord_sites=sites,
-        handovers=handovers, legal_actions=[action_name(a, agent_id) for a in legal_idx], legal_indices=legal_idx,
-        last_action=last_action, new_achievements=list(new_achievements or []), memory=memory,
+        level_cleared=int(s.monsters_killed[level]) >= MONSTERS_TO_CLEAR_LEVEL,
+        light=float(s.light_level),
+        status=status,
+        attributes=attributes,
+        inventory=inventory,
+        sleeping=bool(s.is_sleeping[agent_id]),
+        resting=bool(s.is_resting[agent_id]),
+        blocks=blocks,
+        mobs=mobs,
+        teammates=mates,
+        coord_sites=sites,
+        handovers=handovers,
+        legal_actions=[action_name(a, agent_id) for a in legal_idx],
+        legal_indices=legal_idx,
+        last_action=last_action,
+        new_achievements=list(new_achievements or []),
+        memory=memory,
+        facing_block=facing_block,
+        my_request=my_request,
+        num_levels=int(s.map.shape[0]),
+        achievements=frozenset(ACHIEVEMENTS[k] for k in np.nonzero(s.achievements[agent_id])[0]),
     )
 
 
@@ -176,8 +255,21 @@ def _mobs(s: Any, lv: LevelView, row: int, col: int) -> list[Mob]:
                 continue
             t = int(types[k])
             name = names[t] if t < len(names) else f"{kind}_mob_{t}"
-            out.append(Mob(MOB_ID_BASE[kind] + k, name, kind, x, y, dx, dy, abs(dx) + abs(dy), float(hp[k]),
-                           int(coord[k]), int(req[k])))
+            out.append(
+                Mob(
+                    MOB_ID_BASE[kind] + k,
+                    name,
+                    kind,
+                    x,
+                    y,
+                    dx,
+                    dy,
+                    abs(dx) + abs(dy),
+                    float(hp[k]),
+                    int(coord[k]),
+                    int(req[k]),
+                )
+            )
     out.sort(key=lambda m: (m.dist, m.id))
     return out
 
@@ -193,8 +285,21 @@ def _teammates(s: Any, agent_id: int, row: int, col: int, n: int) -> list[Teamma
         req_type, req_dur = int(s.request_type[i]), int(s.request_duration[i])
         k = req_type - REQUEST_FOOD
         request = REQUESTABLE[k] if req_type > 0 and req_dur > 0 and 0 <= k < len(REQUESTABLE) else None
-        out.append(Teammate(i, ROLES.get(int(s.player_specialization[i]), ""), x, y, dx, dy, abs(dx) + abs(dy),
-                            float(s.player_health[i]), alive, abs(dy) <= HALF_R and abs(dx) <= HALF_C, request))
+        out.append(
+            Teammate(
+                i,
+                ROLES.get(int(s.player_specialization[i]), ""),
+                x,
+                y,
+                dx,
+                dy,
+                abs(dx) + abs(dy),
+                float(s.player_health[i]),
+                alive,
+                abs(dy) <= HALF_R and abs(dx) <= HALF_C,
+                request,
+            )
+        )
     return out
 
 
@@ -222,8 +327,12 @@ def _do_target(s: Any, lv: LevelView, agent_id: int, fx: int, fy: int, lit: bool
     else:
         block = "out_of_bounds"
     for i in range(len(s.player_position)):
-        if i != agent_id and bool(s.player_alive[i]) and int(s.player_position[i][0]) == fy \
-                and int(s.player_position[i][1]) == fx:
+        if (
+            i != agent_id
+            and bool(s.player_alive[i])
+            and int(s.player_position[i][0]) == fy
+            and int(s.player_position[i][1]) == fx
+        ):
             return f"Agent {i} (on {block})"
     for m in mobs:
         if m.x == fx and m.y == fy:
@@ -233,9 +342,19 @@ def _do_target(s: Any, lv: LevelView, agent_id: int, fx: int, fy: int, lit: bool
 
 def own_unit(obs: ObsData, last_action: int) -> OwnUnit:
     """The agent's own unit in the base contract's terms (health in raw points, no shield)."""
-    return OwnUnit(unit_type=obs.role, x=float(obs.x), y=float(obs.y), health=obs.health, shield=0.0,
-                   sight_range=SIGHT_RANGE, shoot_range=1.0, weapon_cooldown=0.0, last_action=last_action,
-                   map_width=48.0, map_height=48.0)
+    return OwnUnit(
+        unit_type=obs.role,
+        x=float(obs.x),
+        y=float(obs.y),
+        health=obs.health,
+        shield=0.0,
+        sight_range=SIGHT_RANGE,
+        shoot_range=1.0,
+        weapon_cooldown=0.0,
+        last_action=last_action,
+        map_width=48.0,
+        map_height=48.0,
+    )
 
 
 def entities(obs: ObsData) -> tuple[Entity, ...]:
@@ -247,21 +366,41 @@ def entities(obs: ObsData) -> tuple[Entity, ...]:
     out = []
     for t in obs.teammates:
         d = float(np.hypot(t.dx, t.dy)) / SIGHT_RANGE
-        out.append(Entity(id=t.id, team="ally", unit_type=t.role, x=float(t.x), y=float(t.y),
-                          rel_x=t.dx / SIGHT_RANGE, rel_y=t.dy / SIGHT_RANGE, distance=d,
-                          health=t.health if t.alive else 0.0, visible=t.on_screen))
+        out.append(
+            Entity(
+                id=t.id,
+                team="ally",
+                unit_type=t.role,
+                x=float(t.x),
+                y=float(t.y),
+                rel_x=t.dx / SIGHT_RANGE,
+                rel_y=t.dy / SIGHT_RANGE,
+                distance=d,
+                health=t.health if t.alive else 0.0,
+                visible=t.on_screen,
+            )
+        )
     for m in obs.mobs:
         d = float(np.hypot(m.dx, m.dy)) / SIGHT_RANGE
-        out.append(Entity(id=m.id, team="enemy", unit_type=m.name, x=float(m.x), y=float(m.y),
-                          rel_x=m.dx / SIGHT_RANGE, rel_y=m.dy / SIGHT_RANGE, distance=d, health=m.health,
-                          can_attack=m.dist == 1))
+        out.append(
+            Entity(
+                id=m.id,
+                team="enemy",
+                unit_type=m.name,
+                x=float(m.x),
+                y=float(m.y),
+                rel_x=m.dx / SIGHT_RANGE,
+                rel_y=m.dy / SIGHT_RANGE,
+                distance=d,
+                health=m.health,
+                can_attack=m.dist == 1,
+            )
+        )
     return tuple(out)
 
 
 def affordances_text(legal_idx: list[int], agent_id: int) -> str:
     """The harness's "Available actions:" block from a legal-action mask (Give slots last)."""
-    from compass.envs.alem_names import GIVE
-
     names = [action_name(a, agent_id) for a in legal_idx if a < GIVE]
     names += [action_name(a, agent_id) for a in legal_idx if a >= GIVE]
     return "Available actions:\n - " + "\n - ".join(names) if names else ""

@@ -20,6 +20,7 @@ from compass.envs.alem_names import (
     ACTION_LABELS,
     BLOCK_ID,
     BLOCK_NAMES,
+    ITEM_NAMES,
     LEVEL_NAMES,
     MAP_SIZE,
     WALKABLE_IDS,
@@ -41,7 +42,7 @@ class Seen:
 
 @dataclass(frozen=True)
 class Mob:
-    """A creature in view. ``kind`` is passive|melee|ranged; ``coord`` 0 normal, 1 soft elite/large, 2 hard."""
+    """A creature in view: ``kind`` passive|melee|ranged; ``coord`` 0 normal, 1 soft elite/large, 2 hard."""
 
     id: int
     name: str
@@ -120,16 +121,27 @@ class AlemMemory:
 
     def __init__(self, num_levels: int, size: int = MAP_SIZE) -> None:
         self.blocks = np.full((num_levels, size, size), -1, dtype=np.int16)
+        self.items = np.zeros((num_levels, size, size), dtype=np.int8)  # ladders, torches (ItemType ids)
         self.coord = np.zeros((num_levels, size, size), dtype=np.int16)
         self.seen_step = np.full((num_levels, size, size), -1, dtype=np.int32)
         self.level = 0
         self.step = 0
 
-    def update(self, level: int, rows: np.ndarray, cols: np.ndarray, blocks: np.ndarray,
-               coord: np.ndarray, step: int) -> None:
-        """Record the blocks (ids) and coordination values seen at map cells ``(rows, cols)``."""
+    def update(
+        self,
+        level: int,
+        rows: np.ndarray,
+        cols: np.ndarray,
+        blocks: np.ndarray,
+        coord: np.ndarray,
+        step: int,
+        items: np.ndarray | None = None,
+    ) -> None:
+        """Record the blocks (ids), items and coordination values seen at map cells ``(rows, cols)``."""
         self.level, self.step = level, step
         self.blocks[level, rows, cols] = blocks
+        if items is not None:
+            self.items[level, rows, cols] = items
         self.coord[level, rows, cols] = coord
         self.seen_step[level, rows, cols] = step
 
@@ -151,22 +163,43 @@ class AlemMemory:
         """All remembered ``(x, y)`` tiles of the given block name(s) on the current level."""
         ids = [BLOCK_ID[n] for n in ([names] if isinstance(names, str) else names) if n in BLOCK_ID]
         rows, cols = np.nonzero(np.isin(self.blocks[self.level], ids))
-        return [(int(c), int(r)) for r, c in zip(rows, cols)]
+        return [(int(c), int(r)) for r, c in zip(rows, cols, strict=True)]
 
     def nearest(self, names: str | tuple[str, ...] | list[str], x: int, y: int) -> tuple[int, int] | None:
-        """The remembered tile of the given block name(s) closest (Manhattan) to ``(x, y)``."""
-        ids = [BLOCK_ID[n] for n in ([names] if isinstance(names, str) else names) if n in BLOCK_ID]
-        rows, cols = np.nonzero(np.isin(self.blocks[self.level], ids))
+        """The remembered tile of the given block or item name(s) closest (Manhattan) to ``(x, y)``."""
+        names = [names] if isinstance(names, str) else list(names)
+        ids = [BLOCK_ID[n] for n in names if n in BLOCK_ID]
+        item_ids = [k for k, n in ITEM_NAMES.items() if n in names]
+        hits = np.isin(self.blocks[self.level], ids)
+        if item_ids:
+            hits |= np.isin(self.items[self.level], item_ids)
+        rows, cols = np.nonzero(hits)
         if len(rows) == 0:
             return None
         d = np.abs(rows - y) + np.abs(cols - x)
         k = int(np.argmin(d))
         return int(cols[k]), int(rows[k])
 
+    def nearest_k(
+        self, names: str | tuple[str, ...] | list[str], x: int, y: int, k: int = 8
+    ) -> list[tuple[int, int]]:
+        """Up to ``k`` remembered tiles of the given block or item name(s), nearest first."""
+        names = [names] if isinstance(names, str) else list(names)
+        ids = [BLOCK_ID[n] for n in names if n in BLOCK_ID]
+        item_ids = [i for i, n in ITEM_NAMES.items() if n in names]
+        hits = np.isin(self.blocks[self.level], ids)
+        if item_ids:
+            hits |= np.isin(self.items[self.level], item_ids)
+        rows, cols = np.nonzero(hits)
+        if len(rows) == 0:
+            return []
+        order = np.argsort(np.abs(rows - y) + np.abs(cols - x), kind="stable")[:k]
+        return [(int(cols[i]), int(rows[i])) for i in order]
+
     def coord_tiles(self) -> list[tuple[int, int, int]]:
         """Remembered coordination tiles ``(x, y, value)`` (value > 0 sync count, < 0 handover window)."""
         rows, cols = np.nonzero(self.coord[self.level])
-        return [(int(c), int(r), int(self.coord[self.level, r, c])) for r, c in zip(rows, cols)]
+        return [(int(c), int(r), int(self.coord[self.level, r, c])) for r, c in zip(rows, cols, strict=True)]
 
     def explored_fraction(self) -> float:
         """Share of the current level's tiles ever seen."""
@@ -205,6 +238,11 @@ class ObsData:
     last_action: str | None = None
     new_achievements: list[str] = field(default_factory=list)
     memory: AlemMemory | None = None
+    facing_block: str = ""  # block on the tile the agent faces (under any creature standing there)
+    my_request: str | None = None  # resource this agent is currently requesting (state only)
+    num_levels: int = 9
+    achievements: frozenset[str] = frozenset()  # this agent's unlocked achievements (state only)
+    relayed: list[Mob] = field(default_factory=list)  # creatures teammates reported (not in own view)
     from_text: bool = False
 
     # Vital shortcuts, so a skill can write ``obs_data.food < 4``.
@@ -279,25 +317,64 @@ _LOCATION = re.compile(r"^Location: (.+)$", re.M)
 _LIGHT = re.compile(r"^- Light: \w+ \(([\d.]+)\)", re.M)
 _FACING = re.compile(r"^Facing: (\w+)\.", re.M)
 _DO_TARGET = re.compile(r"Do target: (.+?)(?: " + _XY + r")?\.$", re.M)
-_LISTED = re.compile(r"^- (.+?) ((?:\d+ steps? \w+(?: and \d+ steps? \w+)?)|at your location) " + _XY + r"(.*)$")
-_TEAMMATE = re.compile(r"^Agent (\d+)(?: \((\w+)\))?: (?:off-screen [\w-]+|[^()]*?) ?" + _XY + r", health=(-?[\d.]+)")
+_LISTED = re.compile(
+    r"^- (.+?) ((?:\d+ steps? \w+(?: and \d+ steps? \w+)?)|at your location) " + _XY + r"(.*)$"
+)
+_TEAMMATE = re.compile(
+    r"^Agent (\d+)(?: \((\w+)\))?: (?:off-screen [\w-]+|[^()]*?) ?" + _XY + r", health=(-?[\d.]+)"
+)
 _DEAD_MATE = re.compile(r"^Agent (\d+) is dead\.")
 _REQUEST = re.compile(r"^\s+-> Requesting (\w+)")
 _KV = re.compile(r"^- ([\w ]+): (.+)$")
 _SYNC = re.compile(r"(works solo but grants a bonus when|requires) (\d+) agents")
 _WINDOW = re.compile(r"within (\d+) steps")
-_COORD_LINE = re.compile(r"^- (.+?) (?:\d+ steps? \w+(?: and \d+ steps? \w+)?|at your location) " + _XY + r": ")
+_COORD_LINE = re.compile(
+    r"^- (.+?) (?:\d+ steps? \w+(?: and \d+ steps? \w+)?|at your location) " + _XY + r": "
+)
 _ACTIVE_HANDOVER = re.compile(r"^- Active handover .*?" + _XY + r": .* within (\d+) steps")
 _MOB_KINDS = {
-    **{n: "melee" for n in ("zombie", "gnome_warrior", "orc_soldier", "lizard", "knight", "troll", "pigman",
-                            "frost_troll")},
-    **{n: "ranged" for n in ("skeleton", "gnome_archer", "orc_mage", "kobold", "knight_archer", "deep_thing",
-                             "fire_elemental", "ice_elemental")},
+    **{
+        n: "melee"
+        for n in (
+            "zombie",
+            "gnome_warrior",
+            "orc_soldier",
+            "lizard",
+            "knight",
+            "troll",
+            "pigman",
+            "frost_troll",
+        )
+    },
+    **{
+        n: "ranged"
+        for n in (
+            "skeleton",
+            "gnome_archer",
+            "orc_mage",
+            "kobold",
+            "knight_archer",
+            "deep_thing",
+            "fire_elemental",
+            "ice_elemental",
+        )
+    },
     **{n: "passive" for n in ("cow", "bat", "snail", "buffalo", "large_cow")},
 }
 _TIERS = {"wood": 1, "stone": 2, "iron": 3, "diamond": 4}
-_SECTIONS = ("You see:", "Nearby creatures:", "Incoming projectiles:", "Your projectiles:", "Coordination:",
-             "Teammates:", "Your status:", "Attributes:", "Your inventory:", "Available actions:", "Level info:")
+_SECTIONS = (
+    "You see:",
+    "Nearby creatures:",
+    "Incoming projectiles:",
+    "Your projectiles:",
+    "Coordination:",
+    "Teammates:",
+    "Your status:",
+    "Attributes:",
+    "Your inventory:",
+    "Available actions:",
+    "Level info:",
+)
 
 
 def _split_sections(text: str) -> dict[str, list[str]]:
@@ -369,12 +446,38 @@ def parse_alem_text(text: str, agent_id: int | None = None) -> ObsData:
         construction = "Build action" in line
         sm = _SYNC.search(line)
         if sm:
-            sites.append(CoordSite(name, x, y, dx, dy, dist, "sync", int(sm.group(2)), sm.group(1).startswith("works"),
-                                   0, construction))
+            sites.append(
+                CoordSite(
+                    name,
+                    x,
+                    y,
+                    dx,
+                    dy,
+                    dist,
+                    "sync",
+                    int(sm.group(2)),
+                    sm.group(1).startswith("works"),
+                    0,
+                    construction,
+                )
+            )
         else:
             wm = _WINDOW.search(line)
-            sites.append(CoordSite(name, x, y, dx, dy, dist, "handover", 0, False, int(wm.group(1)) if wm else 0,
-                                   construction))
+            sites.append(
+                CoordSite(
+                    name,
+                    x,
+                    y,
+                    dx,
+                    dy,
+                    dist,
+                    "handover",
+                    0,
+                    False,
+                    int(wm.group(1)) if wm else 0,
+                    construction,
+                )
+            )
 
     mates: list[Teammate] = []
     for line in sections.get("Teammates:", []):
@@ -382,14 +485,37 @@ def parse_alem_text(text: str, agent_id: int | None = None) -> ObsData:
         if tm:
             x, y = int(tm.group(3)), int(tm.group(4))
             dx, dy, dist = _offset(x, y, px, py)
-            mates.append(Teammate(int(tm.group(1)), tm.group(2) or "", x, y, dx, dy, dist, float(tm.group(5)),
-                                  True, "off-screen" not in line))
+            mates.append(
+                Teammate(
+                    int(tm.group(1)),
+                    tm.group(2) or "",
+                    x,
+                    y,
+                    dx,
+                    dy,
+                    dist,
+                    float(tm.group(5)),
+                    True,
+                    "off-screen" not in line,
+                )
+            )
         elif dm:
             mates.append(Teammate(int(dm.group(1)), "", 0, 0, 0, 0, 0, 0.0, False, False))
         elif rm and mates:
             last = mates[-1]
-            mates[-1] = Teammate(last.id, last.role, last.x, last.y, last.dx, last.dy, last.dist, last.health,
-                                 last.alive, last.on_screen, rm.group(1))
+            mates[-1] = Teammate(
+                last.id,
+                last.role,
+                last.x,
+                last.y,
+                last.dx,
+                last.dy,
+                last.dist,
+                last.health,
+                last.alive,
+                last.on_screen,
+                rm.group(1),
+            )
     if agent_id is None:
         others = {t.id for t in mates}
         missing = [i for i in range(len(others) + 1) if i not in others]
@@ -415,14 +541,36 @@ def parse_alem_text(text: str, agent_id: int | None = None) -> ObsData:
         except ValueError:
             continue
     dead = "Status: dead" in text
+    fb = re.search(r"\(on (\w+)\)$", do_target)
+    facing_block = fb.group(1) if fb else do_target
     return ObsData(
-        agent_id=agent_id, role=role, step=step, max_steps=max_steps, alive=not dead, position=(px, py),
-        facing=facing, facing_xy=(px + fvec[0], py + fvec[1]), do_target=do_target, level=level,
-        level_name=level_name, level_cleared="Level: cleared" in text,
-        light=light, status=status, attributes=attributes or {"dexterity": 1, "strength": 1, "intelligence": 1},
-        inventory=inventory, sleeping="Status: sleeping" in text, resting="Status: resting" in text,
-        blocks=[b for b in blocks if b is not None], mobs=mobs, teammates=mates, coord_sites=sites,
-        handovers=handovers, legal_actions=legal, legal_indices=sorted(indices), from_text=True,
+        agent_id=agent_id,
+        role=role,
+        step=step,
+        max_steps=max_steps,
+        alive=not dead,
+        position=(px, py),
+        facing=facing,
+        facing_xy=(px + fvec[0], py + fvec[1]),
+        do_target=do_target,
+        level=level,
+        level_name=level_name,
+        level_cleared="Level: cleared" in text,
+        light=light,
+        status=status,
+        attributes=attributes or {"dexterity": 1, "strength": 1, "intelligence": 1},
+        inventory=inventory,
+        sleeping="Status: sleeping" in text,
+        resting="Status: resting" in text,
+        blocks=[b for b in blocks if b is not None],
+        mobs=mobs,
+        teammates=mates,
+        coord_sites=sites,
+        handovers=handovers,
+        legal_actions=legal,
+        legal_indices=sorted(indices),
+        facing_block=facing_block,
+        from_text=True,
     )
 
 
@@ -452,5 +600,14 @@ def _num(v: str) -> bool:
     return True
 
 
-__all__ = ["ACTION_LABELS", "AlemMemory", "CoordSite", "Handover", "Mob", "ObsData", "Seen", "Teammate",
-           "parse_alem_text"]
+__all__ = [
+    "ACTION_LABELS",
+    "AlemMemory",
+    "CoordSite",
+    "Handover",
+    "Mob",
+    "ObsData",
+    "Seen",
+    "Teammate",
+    "parse_alem_text",
+]

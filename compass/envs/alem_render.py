@@ -36,12 +36,22 @@ def load_tileset(size: int = 16) -> TileSet:
     t = TEXTURES[size]
     blocks = np.asarray(t["block_textures"]).clip(0, 255).astype(np.uint8)
     items = _shrink(np.asarray(t["full_map_item_textures"]).astype(np.float32), size)
-    mobs = {kind: (np.asarray(t[f"{kind}_mob_textures"], dtype=np.float32),
-                   np.asarray(t[f"{kind}_mob_texture_alphas"], dtype=np.float32))
-            for kind in ("melee", "ranged", "passive")}
+    mobs = {
+        kind: (
+            np.asarray(t[f"{kind}_mob_textures"], dtype=np.float32),
+            np.asarray(t[f"{kind}_mob_texture_alphas"], dtype=np.float32),
+        )
+        for kind in ("melee", "ranged", "passive")
+    }
     player_rgba = np.asarray(t["player_textures"], dtype=np.float32)[0]  # (s, s, 4), facing-agnostic sprite
-    return TileSet(size, blocks, items, mobs, player_rgba[..., :3], player_rgba[..., 3:4] / 255.0
-                   if player_rgba[..., 3].max() > 1 else player_rgba[..., 3:4])
+    return TileSet(
+        size,
+        blocks,
+        items,
+        mobs,
+        player_rgba[..., :3],
+        player_rgba[..., 3:4] / 255.0 if player_rgba[..., 3].max() > 1 else player_rgba[..., 3:4],
+    )
 
 
 def _shrink(full: np.ndarray, size: int) -> np.ndarray:
@@ -58,12 +68,12 @@ def render_map(s: Any, tiles: TileSet) -> np.ndarray:
     # (h, w, k, k, 3) -> (h*k, w*k, 3): one fancy-index, no Python loop over tiles.
     img = tiles.blocks[m].transpose(0, 2, 1, 3, 4).reshape(h * k, w * k, 3).copy()
     items = np.asarray(s.item_map[lvl])
-    for r, c in zip(*np.nonzero(items)):
+    for r, c in zip(*np.nonzero(items), strict=True):
         tex = tiles.items[int(items[r, c])]
         alpha = (tex[..., 3:4] / 255.0) if tex[..., 3].max() > 1 else tex[..., 3:4]
         _blend(img, r, c, k, tex[..., :3], alpha)
     coord = np.asarray(s.coordination_map[lvl])
-    for r, c in zip(*np.nonzero(coord)):
+    for r, c in zip(*np.nonzero(coord), strict=True):
         _border(img, r, c, k, SYNC_COLOUR if coord[r, c] > 0 else HANDOVER_COLOUR, 1)
     for kind, attr in (("melee", "melee_mobs"), ("ranged", "ranged_mobs"), ("passive", "passive_mobs")):
         mobs = getattr(s, attr)
@@ -83,14 +93,14 @@ def render_map(s: Any, tiles: TileSet) -> np.ndarray:
 def _blend(img: np.ndarray, r: int, c: int, k: int, rgb: np.ndarray, alpha: np.ndarray) -> None:
     if not (0 <= r * k < img.shape[0] and 0 <= c * k < img.shape[1]):
         return
-    tile = img[r * k:(r + 1) * k, c * k:(c + 1) * k].astype(np.float32)
+    tile = img[r * k : (r + 1) * k, c * k : (c + 1) * k].astype(np.float32)
     a = np.clip(alpha, 0.0, 1.0)
-    img[r * k:(r + 1) * k, c * k:(c + 1) * k] = (tile * (1 - a) + rgb * a).clip(0, 255).astype(np.uint8)
+    img[r * k : (r + 1) * k, c * k : (c + 1) * k] = (tile * (1 - a) + rgb * a).clip(0, 255).astype(np.uint8)
 
 
 def _border(img: np.ndarray, r: int, c: int, k: int, colour: np.ndarray, width: int) -> None:
     y0, x0 = r * k, c * k
-    img[y0:y0 + width, x0:x0 + k] = colour
-    img[y0 + k - width:y0 + k, x0:x0 + k] = colour
-    img[y0:y0 + k, x0:x0 + width] = colour
-    img[y0:y0 + k, x0 + k - width:x0 + k] = colour
+    img[y0 : y0 + width, x0 : x0 + k] = colour
+    img[y0 + k - width : y0 + k, x0 : x0 + k] = colour
+    img[y0 : y0 + k, x0 : x0 + width] = colour
+    img[y0 : y0 + k, x0 + k - width : x0 + k] = colour

@@ -185,7 +185,8 @@ def make_builtins(modules: dict[str, object]) -> dict[str, object]:
         return modules[name]
 
     b = dict(safe_builtins)
-    for name in ("min", "max", "sum", "any", "all", "enumerate", "map", "filter", "reversed", "list",
+    for name in ("min", "max", "sum", "any", "all", "enumerate", "map", "filter", "reversed", "list", "sorted",
+                 "zip", "tuple",
                  "dict", "set", "frozenset", "iter", "next", "hasattr", "getattr", "isinstance"):
         b[name] = getattr(builtins, name)
     b["getattr"] = checked_getattr

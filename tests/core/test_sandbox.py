@@ -95,3 +95,8 @@ def test_sandboxed_skill_runs_every_shipped_skill(view, combat_library):
     for name, compiled in combat_library.compiled.items():
         r = ex.run(compiled, view)
         assert r.error is None, (name, r.error)
+
+
+def test_common_builtins_are_available(view):
+    src = "def f(obs):\n    pairs = sorted(zip([3, 1], [1, 2]))\n    return 1 if tuple(pairs[0]) == (1, 2) else 0\n"
+    assert SkillExecutor("combat").run(compile_skill(src, "f", "combat"), view).action == 1

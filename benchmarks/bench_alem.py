@@ -1,0 +1,188 @@
+"""ALEM benchmark: a library-only team beside a random-legal-action team, Base%/Coord.%/Total%.
+
+Every agent runs the skill library's generalist ``alem_role_policy`` (no VLM) through the compass
+sandbox; the random team picks a uniformly random legal action. Episodes are full length by
+default (10,000 steps, ending early when all agents die), seeds 9999+i as in alem's evaluation.
+
+    python benchmarks/bench_alem.py                                  # easy, medium, hard x 5 seeds
+    python benchmarks/bench_alem.py --difficulties hard --seeds 2 --steps 2000   # quick look
+    python benchmarks/bench_alem.py --out runs/bench_alem.json
+
+Results print beside the ALEM paper's Table 1 (best zero-shot LLM, MARL 1B, LLM average).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from compass.envs.alem import AlemEnv, StepTimes, make_alem  # noqa: E402
+from compass.eval.alem_metrics import PAPER_TABLE1, EpisodeScore, EpisodeTracker, summarise  # noqa: E402
+from compass.sandbox import CompiledSkill, SkillExecutor, compile_skill  # noqa: E402
+from compass.skills.library import header_length  # noqa: E402
+from compass.skills.skill import parse_skill_source  # noqa: E402
+
+LIBRARY = ROOT / "skill_library" / "alem"
+
+
+def load_skill(name: str) -> CompiledSkill:
+    """Compile ``skill_library/alem/<name>.py`` under the sandbox policy."""
+    path = LIBRARY / f"{name}.py"
+    text = path.read_text()
+    skill = parse_skill_source(text, "alem", path)
+    return compile_skill(skill.code, skill.name, "alem", filename=str(path), line_offset=header_length(text))
+
+
+@dataclass
+class EpisodeResult:
+    """One episode's score plus where the time went."""
+
+    team: str
+    difficulty: str
+    seed: int
+    score: EpisodeScore
+    seconds: float
+    skill_seconds: float
+    skill_errors: int
+    adapter_ms: dict[str, float] = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        return {
+            "team": self.team,
+            "difficulty": self.difficulty,
+            "seed": self.seed,
+            "seconds": self.seconds,
+            "skill_ms_per_agent_step": 1000 * self.skill_seconds / max(1, 3 * self.score.steps),
+            "skill_errors": self.skill_errors,
+            "adapter_ms_per_step": self.adapter_ms,
+            **self.score.as_dict(),
+        }
+
+
+def run_episode(env: AlemEnv, team: str, seed: int, policy: CompiledSkill | None = None) -> EpisodeResult:
+    """Play one episode with ``team`` = ``library`` (skills in the sandbox) or ``random``."""
+    executor = SkillExecutor("alem", seed=seed) if team == "library" else None
+    rng = random.Random(seed)
+    tracker = EpisodeTracker(overworld=env.scenario == "overworld")
+    env.times = StepTimes()  # per-episode timings
+    start = time.perf_counter()
+    skill_s, errors = 0.0, 0
+    views = env.reset(seed)
+    while True:
+        if executor is not None:
+            results = [executor.run(policy, v) for v in views]
+            actions = [r.action for r in results]
+            skill_s += sum(r.seconds for r in results)
+            errors += sum(r.error is not None for r in results)
+        else:
+            actions = [rng.choice(v.avail_actions) for v in views]
+        res = env.step(actions)
+        tracker.update(res.info, res.outcome)
+        views = res.views
+        if res.done:
+            break
+    return EpisodeResult(
+        team,
+        env.scenario,
+        seed,
+        tracker.score(),
+        time.perf_counter() - start,
+        skill_s,
+        errors,
+        env.times.per_step_ms(),
+    )
+
+
+def _fmt(summary: dict, key: str) -> str:
+    m = summary[key]
+    return f"{m['mean']:5.1f} [{m['ci95'][0]:4.1f},{m['ci95'][1]:4.1f}]"
+
+
+def report(results: list[EpisodeResult]) -> dict:
+    """Print the table (ours beside the paper's) and return the summaries."""
+    out: dict = {}
+    print(
+        f"\n{'difficulty':10} {'team':10} {'n':>2}  {'Base%':17} {'Coord.%':17} {'Total%':17} {'survived':>8}"
+    )
+    for diff in dict.fromkeys(r.difficulty for r in results):
+        for team in dict.fromkeys(r.team for r in results):
+            eps = [r.score for r in results if r.difficulty == diff and r.team == team]
+            if not eps:
+                continue
+            s = summarise(eps)
+            out[f"{diff}/{team}"] = s
+            print(
+                f"{diff:10} {team:10} {len(eps):2}  {_fmt(s, 'base_pct')} {_fmt(s, 'coord_pct')} "
+                f"{_fmt(s, 'total_pct')} {s['steps_survived']['mean']:8.0f}"
+            )
+        for name, (b, c, t) in PAPER_TABLE1.get(diff, {}).items():
+            print(f"{diff:10} {'paper: ' + name:28}  {b:5.1f}{'':12} {c:5.1f}{'':12} {t:5.1f}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument(
+        "--difficulties", default="easy,medium,hard", help="comma list of easy,medium,hard,overworld"
+    )
+    p.add_argument("--seeds", type=int, default=5, help="episodes per difficulty and team")
+    p.add_argument("--seed-base", type=int, default=9999, help="episode i uses seed seed_base + i")
+    p.add_argument("--steps", type=int, default=10000, help="max steps per episode")
+    p.add_argument("--teams", default="library,random")
+    p.add_argument("--skill", default="alem_role_policy", help="library skill every agent runs")
+    p.add_argument(
+        "--no-text", action="store_true", help="skip the harness text (skills use parse_obs' fast path)"
+    )
+    p.add_argument("--out", default="", help="write per-episode results and summaries as JSON here")
+    args = p.parse_args(argv)
+
+    policy = load_skill(args.skill)
+    results: list[EpisodeResult] = []
+    for diff in args.difficulties.split(","):
+        t = time.perf_counter()
+        env = make_alem(diff, max_steps=args.steps, text=not args.no_text)
+        print(
+            f"[{diff}] env ready in {time.perf_counter() - t:.1f}s (compile {env.compile_seconds})",
+            flush=True,
+        )
+        for team in args.teams.split(","):
+            for i in range(args.seeds):
+                r = run_episode(env, team, args.seed_base + i, policy if team == "library" else None)
+                results.append(r)
+                s = r.score
+                print(
+                    f"[{diff}] {team:8} seed {r.seed}: Base {s.base_pct:5.2f}  Coord {s.coord_pct:5.2f}  "
+                    f"Total {s.total_pct:5.2f}  steps {s.steps:5d} ({s.outcome})  "
+                    f"survived {[a.steps_survived for a in s.agents]}  {r.seconds:6.1f}s  "
+                    f"adapter {r.adapter_ms}  skill ms/agent-step "
+                    f"{1000 * r.skill_seconds / max(1, 3 * s.steps):.2f}  errors {r.skill_errors}",
+                    flush=True,
+                )
+                if args.out:
+                    _write(args.out, results, None)
+    summaries = report(results)
+    if args.out:
+        _write(args.out, results, summaries)
+    return 0
+
+
+def _write(path: str, results: list[EpisodeResult], summaries: dict | None) -> None:
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(
+        json.dumps(
+            {"episodes": [r.as_dict() for r in results], "summaries": summaries}, indent=1, default=float
+        )
+    )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,220 @@
+"""ALEM scores as the ALEM paper defines them: Base%, Coord.% and Total%.
+
+Each agent's reward in a category is the sum of the tier weights (basic 1, intermediate 3,
+advanced 5, very advanced 8) of the achievements it unlocked in that category; it is divided by
+the category maximum (217 base, 159 coordination, 376 total) and averaged over the agents. The
+game's per-step reward also carries 0.1 x health change; the normalisers are pure achievement
+sums, so the scores use achievements only (as alem's own ``compute_score`` does per agent).
+
+The one-level ``overworld`` variant can only unlock 57 of the 93 achievements; its scores are
+reported against the paper's maxima by default (comparable with the full game) or, with
+``normalisers="overworld"``, against what the overworld offers (38 / 159 / 197) as alem's
+``compute_score`` does for that variant. Either way only overworld-reachable achievements count
+there: the Debug env grants DEFEAT_NECROMANCER to everyone at step 0 (its boss counter starts
+"beaten" with one level).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from compass.envs.alem_names import (
+    ACHIEVEMENT_WEIGHTS,
+    ACHIEVEMENTS,
+    FIRST_COORD_ACHIEVEMENT,
+    OVERWORLD_ACHIEVEMENTS,
+)
+
+BASE_MAX = 217
+COORD_MAX = 159
+TOTAL_MAX = 376
+N_ACH = len(ACHIEVEMENTS)
+_WEIGHTS = np.asarray(ACHIEVEMENT_WEIGHTS, dtype=np.float64)
+_IS_COORD = np.arange(N_ACH) >= FIRST_COORD_ACHIEVEMENT
+_OVERWORLD = np.isin(np.arange(N_ACH), sorted(OVERWORLD_ACHIEVEMENTS))
+
+# Table 1 of the ALEM paper: (Base%, Coord.%, Total%) per difficulty, for side-by-side reports.
+PAPER_TABLE1 = {
+    "easy": {
+        "gemini-3.1-pro-high": (18.1, 18.0, 18.1),
+        "MARL 1B": (21.0, 22.0, 21.4),
+        "LLM average": (5.7, 6.6, 6.1),
+    },
+    "medium": {
+        "gemini-3.1-pro-high": (15.1, 23.4, 18.6),
+        "MARL 1B": (20.1, 19.8, 19.9),
+        "LLM average": (5.5, 7.0, 6.1),
+    },
+    "hard": {
+        "gemini-3.1-pro-high": (13.8, 17.5, 15.4),
+        "MARL 1B": (13.6, 17.6, 15.3),
+        "LLM average": (5.6, 6.9, 6.2),
+    },
+}
+
+
+@dataclass(frozen=True)
+class AgentScore:
+    """One agent's episode: rewards per category, their percentages of the maxima, what it unlocked."""
+
+    agent_id: int
+    base_reward: float
+    coord_reward: float
+    base_pct: float
+    coord_pct: float
+    total_pct: float
+    achievements: tuple[str, ...]
+    steps_survived: int
+
+
+@dataclass(frozen=True)
+class EpisodeScore:
+    """The team's episode: agent-averaged percentages (the paper's numbers) and the per-agent detail."""
+
+    base_pct: float
+    coord_pct: float
+    total_pct: float
+    agents: tuple[AgentScore, ...]
+    steps: int
+    outcome: str = ""
+    team_achievements: tuple[str, ...] = ()  # unlocked by any agent
+
+    def as_dict(self) -> dict:
+        return {
+            "base_pct": self.base_pct,
+            "coord_pct": self.coord_pct,
+            "total_pct": self.total_pct,
+            "steps": self.steps,
+            "outcome": self.outcome,
+            "team_achievements": list(self.team_achievements),
+            "agents": [a.__dict__ | {"achievements": list(a.achievements)} for a in self.agents],
+        }
+
+
+def normaliser_values(normalisers: str = "paper") -> tuple[float, float, float]:
+    """(base, coord, total) maxima: ``paper`` 217/159/376, ``overworld`` 38/159/197."""
+    if normalisers == "paper":
+        return float(BASE_MAX), float(COORD_MAX), float(TOTAL_MAX)
+    if normalisers == "overworld":
+        w = _WEIGHTS * _OVERWORLD
+        return float(w[~_IS_COORD].sum()), float(w[_IS_COORD].sum()), float(w.sum())
+    raise ValueError(f"unknown normalisers {normalisers!r}; use 'paper' or 'overworld'")
+
+
+def score_episode(
+    achievements: Sequence[Sequence[bool]] | np.ndarray,
+    steps_survived: Sequence[int],
+    steps: int,
+    outcome: str = "",
+    overworld: bool = False,
+    normalisers: str = "paper",
+) -> EpisodeScore:
+    """Score one episode from the (n_agents, 93) achievement matrix at its end.
+
+    ``overworld`` restricts counting to achievements the one-level variant can unlock.
+    Percentages are in percent (0-100).
+    """
+    ach = np.asarray(achievements, dtype=bool)
+    if ach.ndim != 2 or ach.shape[1] != N_ACH:
+        raise ValueError(f"achievements must be (n_agents, {N_ACH}), got {ach.shape}")
+    if overworld:
+        ach = ach & _OVERWORLD
+    b_max, c_max, t_max = normaliser_values(normalisers)
+    agents = []
+    for i, row in enumerate(ach):
+        base = float((_WEIGHTS * row * ~_IS_COORD).sum())
+        coord = float((_WEIGHTS * row * _IS_COORD).sum())
+        agents.append(
+            AgentScore(
+                agent_id=i,
+                base_reward=base,
+                coord_reward=coord,
+                base_pct=100 * base / b_max,
+                coord_pct=100 * coord / c_max,
+                total_pct=100 * (base + coord) / t_max,
+                achievements=tuple(ACHIEVEMENTS[k] for k in np.nonzero(row)[0]),
+                steps_survived=int(steps_survived[i]),
+            )
+        )
+    team = tuple(ACHIEVEMENTS[k] for k in np.nonzero(ach.any(axis=0))[0])
+    return EpisodeScore(
+        base_pct=float(np.mean([a.base_pct for a in agents])),
+        coord_pct=float(np.mean([a.coord_pct for a in agents])),
+        total_pct=float(np.mean([a.total_pct for a in agents])),
+        agents=tuple(agents),
+        steps=int(steps),
+        outcome=outcome,
+        team_achievements=team,
+    )
+
+
+@dataclass
+class EpisodeTracker:
+    """Follows an episode step by step (from ``StepResult.info``) and scores it at the end."""
+
+    n_agents: int = 3
+    overworld: bool = False
+    normalisers: str = "paper"
+    steps: int = 0
+    death_step: list[int | None] = field(default_factory=list)
+    achievements: np.ndarray | None = None
+    outcome: str = "running"
+
+    def __post_init__(self) -> None:
+        self.death_step = [None] * self.n_agents
+
+    def update(self, info: dict, outcome: str = "running") -> None:
+        """Record one step's ``info`` (keys ``alive``, ``achievements``, ``timestep``)."""
+        self.steps = int(info.get("timestep", self.steps + 1))
+        for i, alive in enumerate(info["alive"]):
+            if not alive and self.death_step[i] is None:
+                self.death_step[i] = self.steps
+        self.achievements = np.asarray(info["achievements"], dtype=bool)
+        self.outcome = outcome
+
+    def score(self) -> EpisodeScore:
+        """The episode's :class:`EpisodeScore` so far."""
+        ach = self.achievements if self.achievements is not None else np.zeros((self.n_agents, N_ACH), bool)
+        survived = [self.steps if d is None else d for d in self.death_step]
+        return score_episode(ach, survived, self.steps, self.outcome, self.overworld, self.normalisers)
+
+
+def bootstrap_ci(
+    values: Iterable[float], n: int = 10000, alpha: float = 0.05, seed: int = 0
+) -> tuple[float, float]:
+    """Percentile-bootstrap ``(1 - alpha)`` confidence interval of the mean of ``values``."""
+    x = np.asarray(list(values), dtype=np.float64)
+    if x.size == 0:
+        return (0.0, 0.0)
+    rng = np.random.default_rng(seed)
+    means = x[rng.integers(0, x.size, size=(n, x.size))].mean(axis=1)
+    lo, hi = np.quantile(means, [alpha / 2, 1 - alpha / 2])
+    return float(lo), float(hi)
+
+
+def summarise(episodes: Sequence[EpisodeScore], n: int = 10000, alpha: float = 0.05, seed: int = 0) -> dict:
+    """Means over episodes with bootstrap CIs: Base%, Coord.%, Total%, steps survived, achievements."""
+    if not episodes:
+        return {"episodes": 0}
+    out: dict = {"episodes": len(episodes)}
+    for key in ("base_pct", "coord_pct", "total_pct"):
+        vals = [getattr(e, key) for e in episodes]
+        lo, hi = bootstrap_ci(vals, n, alpha, seed)
+        out[key] = {"mean": float(np.mean(vals)), "ci95": [lo, hi]}
+    survived = [float(np.mean([a.steps_survived for a in e.agents])) for e in episodes]
+    lo, hi = bootstrap_ci(survived, n, alpha, seed)
+    out["steps_survived"] = {"mean": float(np.mean(survived)), "ci95": [lo, hi]}
+    out["steps"] = float(np.mean([e.steps for e in episodes]))
+    counts = [float(np.mean([len(a.achievements) for a in e.agents])) for e in episodes]
+    out["achievements_per_agent"] = float(np.mean(counts))
+    freq: dict[str, int] = {}
+    for e in episodes:
+        for a in e.agents:
+            for name in a.achievements:
+                freq[name] = freq.get(name, 0) + 1
+    total_agents = sum(len(e.agents) for e in episodes)
+    out["achievement_rates"] = {k: v / total_agents for k, v in sorted(freq.items(), key=lambda kv: -kv[1])}
+    return out

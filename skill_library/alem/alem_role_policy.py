@@ -1,0 +1,241 @@
+# provenance: human
+# parent: -
+# created: 2026-11-22
+# model: -
+# subtask: Play ALEM as any role: survive, then coordinate with the team, then climb the tool ladder
+def alem_role_policy(obs: str) -> int:
+    """Generalist ALEM policy for any role (warrior, forager, miner), in priority order survive > coordinate >
+    progress. Survive: hit creatures that are adjacent, flee when nearly dead, drink water when thirsty, eat ripe
+    plants or cows when hungry (non-foragers also request food), sleep in daylight (sealed in stone when possible). Coordinate:
+    finish a handover a teammate started, give teammates the food, drink or material they request, and during the
+    team's coordination window converge with the team on a shared sync/handover site or construction site, wait
+    there until enough teammates stand next to it, then act together on the same step. Progress: wood, table,
+    wood pickaxe and sword, stone, furnace, stone tools, coal and iron, iron tools and armour, arrows (warrior),
+    torches (miner), saplings (forager); explore when nothing is known; descend once the overworld basics are
+    done (from step 1200) or late in the episode from a cleared level. The warrior hunts nearby monsters, the forager keeps the team fed, the miner mines and places stone."""
+    d = parse_obs(obs)
+    if not d.alive or d.sleeping or d.resting:
+        return noop()
+    inv = d.inventory
+    role = d.role
+    have = d.achievements
+    me = d.position
+    mates = team_alive(d)
+    forager_alive = any(t.role == "forager" for t in mates)
+
+    # 1. Creatures: hit what is adjacent, flee when nearly dead, the warrior hunts.
+    threats = hostile_mobs(d, 6)
+    for m in threats:
+        if m.dist == 1:
+            alone_on_elite = m.coord == 2 and agents_adjacent(d, (m.x, m.y)) < max(2, m.agents_required)
+            if (alone_on_elite and d.health <= 5) or (d.health <= 2 and role != "warrior"):
+                return flee(d, (m.x, m.y))
+            return act_on(d, (m.x, m.y))
+    # Ask the forager early: a request is one action, and Give works at any distance.
+    if role != "forager" and forager_alive and d.my_request is None:
+        if d.food <= 6:
+            return request("food")
+        if d.drink <= 3:
+            return request("drink")
+    water = nearest(d, "water")
+    if d.drink <= 2 and water is not None:
+        return act_on(d, water)
+    if d.energy <= 0 and not hostile_mobs(d, 3):
+        return sleep()
+    # 2. Share: give teammates what they ask for when we can spare it (Give works at any distance).
+    for t in mates:
+        if t.request and legal(give(t.id)):
+            if t.request == "food" and d.food >= (8 if role == "forager" else 7):
+                return give(t.id)
+            if t.request == "drink" and d.drink >= (8 if role == "forager" else 7):
+                return give(t.id)
+            if t.request not in ("food", "drink") and inv.get(t.request, 0) >= 2:
+                return give(t.id)
+
+    if threats:
+        m = threats[0]
+        if d.health <= 3:
+            return flee(d, (m.x, m.y))
+        # Skeletons shoot from afar but have 3 health: charge the close ones instead of taking arrows.
+        archers = [x for x in threats if x.kind == "ranged" and x.dist <= 4 and x.coord != 2]
+        if archers and d.health >= 5:
+            return act_on(d, (archers[0].x, archers[0].y))
+        if (role == "warrior" and d.health >= 6 and d.food > 2) or (m.dist <= 2 and inv["sword"] >= 1):
+            if m.coord != 2 or len(mates) > 0:
+                return act_on(d, (m.x, m.y))
+
+    # 3. Survival.
+    if water is not None and (d.drink <= 4 or (d.drink < d.max_food - 1 and distance(me, water) == 1)):
+        if role != "forager" and forager_alive and d.drink <= 2 and d.my_request is None:
+            return request("drink")
+        return act_on(d, water)
+    if d.drink <= 4 and water is None:
+        return explore(d)
+    # Nights are spent sealed in a stone tunnel, asleep (zombies come out in the dark; sleepers take
+    # 2.5x damage). Daytime naps only when exhausted.
+    fed = d.food > 3 and d.drink > 3  # starving or thirsty sleepers lose health all night
+    night = is_dusk_or_night(d)
+    if enclosed(d):
+        if (night or d.energy <= 3) and (fed or d.energy <= 1):
+            return sleep() if d.energy < d.max_energy else noop()
+        out = dig_out(d)
+        if out is not None:
+            return out
+    if (night and fed) or d.energy <= 2:
+        step = shelter_step(d)
+        if step is not None:
+            return step
+        if d.energy <= 1 and not hostile_mobs(d, 8):
+            return sleep()
+    ripe = nearest(d, "ripe_plant")
+    if ripe is not None and d.food <= d.max_food - 4 and distance(me, ripe) <= 12:
+        return act_on(d, ripe)
+    if d.food <= 6 or (role == "forager" and d.food < d.max_food - 6):
+        cows = passive_mobs(d, 8)
+        if cows and (role == "forager" or d.food <= 4):
+            return act_on(d, (cows[0].x, cows[0].y))
+        if d.food <= 2:
+            return explore(d)
+
+    # 4. Coordinate: finish teammates' handovers; converge on a shared site in the coordination window.
+    for h in d.handovers:
+        if h.initiator != d.agent_id and distance(me, (h.x, h.y)) <= h.remaining + 1:
+            act = do() if h.building == "mining" else build(h.building)
+            if h.building == "mining" or legal(act):
+                return act_on(d, (h.x, h.y), act)
+    if d.step % 200 < 130:
+        site = coordination_target(d)
+        if site is not None:
+            target = (site.x, site.y)
+            need = site.required if site.kind == "sync" else 2
+            near_mates = [t for t in mates if distance((t.x, t.y), target) <= 7]
+            if len(near_mates) + 1 >= need:
+                act = do()
+                if site.construction:
+                    act = None
+                    for kind in ("shelter", "beacon", "forge"):
+                        if legal(build(kind)):
+                            act = build(kind)
+                            break
+                if act is not None:
+                    step = path_to(d, target)
+                    if step is not None and distance(me, target) > 1:
+                        return step
+                    if step is not None:
+                        return step  # adjacent: turn to face it
+                    ready = agents_adjacent(d, target) >= need
+                    if site.kind == "handover":
+                        return act if ready else noop()
+                    if not site.soft:
+                        return act if ready or d.step % 4 == 0 else noop()
+                    return act if ready and d.step % 2 == 0 else noop()
+        # Stay with the team so shared sites are in everyone's view.
+        lead = leader_id(d)
+        if lead != d.agent_id:
+            leader = d.teammate(lead)
+            if leader is not None and distance(me, (leader.x, leader.y)) > 4:
+                step = path_to(d, (leader.x, leader.y))
+                if step is not None:
+                    return step
+
+    # 5. Progress: craft what the ladder needs, place stations, gather, explore.
+    table = nearest(d, "crafting_table")
+    furnace = nearest(d, "furnace")
+    at_table = near(d, table)
+    wants = []
+    if inv["pickaxe"] < 1:
+        wants.append("wood_pickaxe")
+    if inv["sword"] < 1:
+        wants.append("wood_sword")
+    if inv["pickaxe"] < 2:
+        wants.append("stone_pickaxe")
+    if inv["sword"] < 2:
+        wants.append("stone_sword")
+    if inv["pickaxe"] < 3:
+        wants.append("iron_pickaxe")
+    if inv["sword"] < 3:
+        wants.append("iron_sword")
+    if inv["armour"] < 4 and inv["iron"] >= 3 and inv["coal"] >= 3:
+        wants.append("iron_armour")
+    if "MAKE_ARROW" not in have or (role == "warrior" and inv["arrows"] < 4 and inv["wood"] > 4):
+        wants.append("arrow")
+    if "MAKE_TORCH" not in have or (role == "miner" and inv["torches"] < 2 and inv["coal"] > 2):
+        wants.append("torch")
+    for item in wants:
+        if legal(craft(item)):
+            return craft(item)
+
+    ground_ahead = facing_free_ground(d)
+    if "PLACE_TABLE" not in have and inv["wood"] >= 2 and ground_ahead:
+        return place("table")
+    if (table is None or distance(me, table) > 15) and inv["wood"] >= 4 and ground_ahead:
+        return place("table")
+    if inv["stone"] >= 1 and at_table and (furnace is None or distance(table, furnace) > 2):
+        step = face_free_tile(d, table)
+        if step is None:
+            return place("furnace")
+        return step
+    if "PLACE_FURNACE" not in have and inv["stone"] >= 1 and ground_ahead:
+        return place("furnace")
+    if "PLACE_STONE" not in have and inv["stone"] >= 2 and (ground_ahead or d.facing_block == "water"):
+        return place("stone")
+    if "PLACE_TORCH" not in have and inv["torches"] >= 1 and ground_ahead:
+        return place("torch")
+    if "PLACE_PLANT" not in have and inv["sapling"] >= 1 and d.facing_block == "grass" and ground_ahead:
+        return place("plant")
+    if role == "forager" and inv["sapling"] >= 1 and d.facing_block == "grass" and ground_ahead \
+            and table is not None and distance(me, table) <= 8:
+        return place("plant")  # a small farm by the table: ripe plants feed every role
+    if role == "forager" and inv["sapling"] < 2 and d.facing_block == "grass" and ground_ahead:
+        return do()
+
+    # Materials for the next craft: go to the table when holding them.
+    craftable_soon = (inv["pickaxe"] < 1 and inv["wood"] >= 1) or (inv["sword"] < 1 and inv["wood"] >= 1) \
+        or (inv["pickaxe"] < 2 and inv["wood"] >= 1 and inv["stone"] >= 1) \
+        or (inv["sword"] < 2 and inv["wood"] >= 1 and inv["stone"] >= 1)
+    iron_ready = inv["wood"] >= 1 and inv["stone"] >= 1 and inv["iron"] >= 1 and inv["coal"] >= 1 \
+        and (inv["pickaxe"] < 3 or inv["sword"] < 3)
+    if table is not None and (craftable_soon or iron_ready) and distance(me, table) <= 20:
+        if iron_ready and furnace is not None and distance(table, furnace) <= 2 and not near(d, furnace):
+            return path_to(d, furnace) or path_to(d, table) or noop()
+        if not at_table:
+            step = path_to(d, table)
+            if step is not None:
+                return step
+
+    # Descend once the overworld basics are done (every teammate is teleported along and unlocks the
+    # next level's Enter achievement), or late in the episode from deeper cleared levels.
+    late = d.step > 0.6 * d.max_steps or (d.level == 0 and d.step >= 1200 and inv["pickaxe"] >= 1)
+    if d.num_levels > d.level + 1 and d.level_cleared and late:
+        ladder = nearest(d, "ladder down")
+        if ladder is not None:
+            if me == ladder:
+                return descend()
+            return path_to(d, ladder, adjacent=False) or explore(d)
+
+    goals = []
+    if inv["pickaxe"] >= 3 and inv["diamond"] < 3:
+        goals.append("diamond")
+    if inv["pickaxe"] >= 2 and inv["iron"] < (5 if role == "miner" else 3):
+        goals.append("iron")
+    if inv["pickaxe"] >= 1 and inv["coal"] < (5 if role == "miner" else 3):
+        goals.append("coal")
+    if inv["pickaxe"] >= 1 and inv["stone"] < (12 if role == "miner" else 5):
+        goals.append("stone")
+    if inv["wood"] < (12 if role == "miner" else 6):
+        goals.append("tree")
+    for block in goals:
+        spot = nearest(d, block)
+        if spot is not None and distance(me, spot) <= 14:
+            return act_on(d, spot)
+    if role == "forager" and d.food < d.max_food - 4:
+        cows = passive_mobs(d, 8)
+        if cows:
+            return act_on(d, (cows[0].x, cows[0].y))
+    if goals:
+        spot = nearest(d, goals[-1])
+        if spot is not None:
+            return act_on(d, spot)
+    if role == "forager" and d.facing_block == "grass" and ground_ahead and d.step % 3 == 0:
+        return do()
+    return explore(d)

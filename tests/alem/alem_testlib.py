@@ -1,0 +1,34 @@
+"""Helpers shared by the ALEM tests (a module, not the conftest, so test files can import it)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from compass.envs.base import AgentView
+
+LIBRARY = Path(__file__).resolve().parents[2] / "skill_library" / "alem"
+HAVE_ALEM = importlib.util.find_spec("alem") is not None
+needs_alem = pytest.mark.skipif(not HAVE_ALEM, reason="alem-env is not installed")
+
+
+def load_skill(name: str):
+    """Compile a library skill under the sandbox policy."""
+    from compass.sandbox import compile_skill
+    from compass.skills.library import header_length
+    from compass.skills.skill import parse_skill_source
+
+    path = LIBRARY / f"{name}.py"
+    text = path.read_text()
+    skill = parse_skill_source(text, "alem", path)
+    return compile_skill(skill.code, skill.name, "alem", filename=str(path), line_offset=header_length(text))
+
+
+def run_skill(compiled, view: AgentView, executor=None):
+    """Run a compiled skill on one view through the lead's sandbox; returns ``SkillResult``."""
+    from compass.sandbox import SkillExecutor
+
+    executor = executor or SkillExecutor("alem", seed=0)
+    return executor.run(compiled, view)

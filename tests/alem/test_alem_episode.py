@@ -1,0 +1,50 @@
+"""A library-only team plays the overworld: short run in the default suite, a long one marked slow."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from alem_testlib import load_skill, needs_alem
+
+from compass.eval.alem_metrics import EpisodeTracker
+from compass.sandbox import SkillExecutor
+
+pytestmark = needs_alem
+
+
+def _play(env, seed: int, steps: int):
+    policy = load_skill("alem_role_policy")
+    ex = SkillExecutor("alem", seed=seed)
+    tracker = EpisodeTracker(overworld=True)
+    views = env.reset(seed)
+    errors = 0
+    for _ in range(steps):
+        results = [ex.run(policy, v) for v in views]
+        errors += sum(r.error is not None for r in results)
+        res = env.step([r.action for r in results])
+        tracker.update(res.info, res.outcome)
+        views = res.views
+        if res.done:
+            break
+    return tracker.score(), errors
+
+
+def test_short_library_episode(alem_overworld):
+    env = alem_overworld(250)
+    start = time.perf_counter()
+    score, errors = _play(env, seed=0, steps=250)
+    assert errors == 0
+    assert score.steps == 250
+    assert score.base_pct > 1.0  # wood, table, drink... within 250 steps
+    assert all("COLLECT_WOOD" in a.achievements for a in score.agents)
+    assert time.perf_counter() - start < 60
+
+
+@pytest.mark.slow
+def test_long_library_episode(alem_overworld):
+    env = alem_overworld(3000)
+    score, errors = _play(env, seed=1, steps=3000)
+    assert errors == 0
+    assert score.base_pct > 3.0 and score.coord_pct > 0.0
+    assert score.steps >= 300 and sum(len(a.achievements) for a in score.agents) >= 20
