@@ -59,13 +59,20 @@ def test_attack_index_maps_to_smax_attack(smax_protoss):
         smax_protoss._to_smax(0, ATTACK_OFFSET + 9)
 
 
-def test_dead_units_only_noop_and_edges_block_moves(smax_protoss):
-    views = smax_protoss.reset(1)
-    for v in views:
-        assert 0 not in v.avail_actions and 1 in v.avail_actions
-        x, y = v.own.x, v.own.y
-        if y > v.own.map_height - 2.6:
-            assert 2 not in v.avail_actions and "Can move North: no" in v.text
+def test_alive_units_can_stop_and_moves_into_the_edge_are_unavailable(smax_protoss):
+    checked = 0
+    for seed in range(4):
+        for v in smax_protoss.reset(seed):
+            assert 0 not in v.avail_actions and 1 in v.avail_actions
+            reach = smax_protoss._c.step_len[smax_protoss.snap.types[v.agent_id]]
+            for action, (dx, dy), name in ((2, (0, 1), "North"), (3, (0, -1), "South"),
+                                           (4, (1, 0), "East"), (5, (-1, 0), "West")):
+                nx, ny = v.own.x + dx * reach, v.own.y + dy * reach
+                inside = 0.5 <= nx <= v.own.map_width - 0.5 and 0.5 <= ny <= v.own.map_height - 0.5
+                assert (action in v.avail_actions) == inside
+                assert f"Can move {name}: {'yes' if inside else 'no'}" in v.text
+                checked += not inside
+    assert checked, "SMACv2 start positions put some units next to an edge"
 
 
 def test_race_scenarios_sample_race_units_and_mirror_enemies():
