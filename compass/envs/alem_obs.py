@@ -23,6 +23,9 @@ from compass.envs.alem_names import (
     ITEM_NAMES,
     LEVEL_NAMES,
     MAP_SIZE,
+    MELEE_MOB_NAMES,
+    PASSIVE_MOB_NAMES,
+    RANGED_MOB_NAMES,
     WALKABLE_IDS,
     action_index,
 )
@@ -333,33 +336,9 @@ _COORD_LINE = re.compile(
 )
 _ACTIVE_HANDOVER = re.compile(r"^- Active handover .*?" + _XY + r": .* within (\d+) steps")
 _MOB_KINDS = {
-    **{
-        n: "melee"
-        for n in (
-            "zombie",
-            "gnome_warrior",
-            "orc_soldier",
-            "lizard",
-            "knight",
-            "troll",
-            "pigman",
-            "frost_troll",
-        )
-    },
-    **{
-        n: "ranged"
-        for n in (
-            "skeleton",
-            "gnome_archer",
-            "orc_mage",
-            "kobold",
-            "knight_archer",
-            "deep_thing",
-            "fire_elemental",
-            "ice_elemental",
-        )
-    },
-    **{n: "passive" for n in ("cow", "bat", "snail", "buffalo", "large_cow")},
+    **{n: "melee" for n in MELEE_MOB_NAMES},
+    **{n: "ranged" for n in RANGED_MOB_NAMES},
+    **{n: "passive" for n in PASSIVE_MOB_NAMES},
 }
 _TIERS = {"wood": 1, "stone": 2, "iron": 3, "diamond": 4}
 _SECTIONS = (

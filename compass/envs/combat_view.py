@@ -6,7 +6,7 @@ from typing import Protocol
 
 import numpy as np
 
-from compass.envs.base import Entity
+from compass.envs.base import AgentView, Entity, OwnUnit
 
 
 class UnitSnapshot(Protocol):
@@ -79,3 +79,15 @@ def deaths_seen_by(snap: UnitSnapshot, prev_alive: np.ndarray | None, i: int, n_
                 rel_x=float(delta[0] / snap.sight[i]), rel_y=float(delta[1] / snap.sight[i]),
                 distance=dist / snap.sight[i], health=0.0))
     return tuple(out)
+
+
+def combat_agent_view(agent_id: int, step: int, snap: UnitSnapshot, own: OwnUnit,
+                      entities: tuple[Entity, ...], avail: tuple[int, ...], text_fn, extra: dict) -> AgentView:
+    """A combat AgentView whose text comes from ``text_fn`` and whose frame is the ego render of ``snap``."""
+    from compass.envs.render import render_ego
+
+    view = AgentView(agent_id=agent_id, family="combat", step=step, alive=bool(snap.alive[agent_id]), own=own,
+                     entities=entities, avail_actions=avail, text="", extra=extra, text_fn=text_fn)
+    view.text = text_fn(view)
+    view.render = lambda v: render_ego(snap, v)
+    return view

@@ -32,7 +32,7 @@ from compass.envs.combat_text import (
     STOP,
     render_combat_text,
 )
-from compass.envs.combat_view import deaths_seen_by, entities_seen_by
+from compass.envs.combat_view import combat_agent_view, deaths_seen_by, entities_seen_by
 from compass.envs.scenarios import CombatScenario, get_scenario
 from compass.envs.smacv2_config import (
     SC2_UNIT_TYPE_IDS,
@@ -319,8 +319,6 @@ class Smacv2Env:
 
     def views(self) -> list[AgentView]:
         """One AgentView per ally for the current step."""
-        from compass.envs.render import render_ego
-
         out = []
         for i in range(self.n_agents):
             extra: dict[str, Any] = {}
@@ -329,13 +327,8 @@ class Smacv2Env:
             deaths = deaths_seen_by(self.snap, self._prev_alive, i, self.n_agents, self._observed)
             if deaths:
                 extra["deaths_seen"] = deaths
-            view = AgentView(agent_id=i, family=self.family, step=self.t, alive=bool(self.snap.alive[i]),
-                             own=self._own(i), entities=self.visible_entities(i),
-                             avail_actions=self.avail_actions(i), text="", extra=extra, text_fn=smacv2_text)
-            view.text = smacv2_text(view)
-            snap = self.snap
-            view.render = lambda v, snap=snap: render_ego(snap, v)
-            out.append(view)
+            out.append(combat_agent_view(i, self.t, self.snap, self._own(i), self.visible_entities(i),
+                                         self.avail_actions(i), smacv2_text, extra))
         return out
 
     def render_global(self) -> np.ndarray:

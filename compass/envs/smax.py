@@ -23,7 +23,7 @@ from compass.envs.combat_text import (
     STOP,
     render_combat_text,
 )
-from compass.envs.combat_view import deaths_seen_by, entities_seen_by
+from compass.envs.combat_view import combat_agent_view, deaths_seen_by, entities_seen_by
 from compass.envs.scenarios import SMAX_UNIT_TYPES, CombatScenario, get_scenario
 
 # SMACv2 index -> SMAX movement index (SMAX: 0 N, 1 E, 2 S, 3 W, 4 stop, 5+j attack).
@@ -283,19 +283,9 @@ class SmaxEnv:
 
     def views(self) -> list[AgentView]:
         """One AgentView per ally for the current step."""
-        from compass.envs.render import render_ego
-
-        out = []
-        for i in range(self.n_agents):
-            view = AgentView(agent_id=i, family=self.family, step=self.t, alive=bool(self.snap.alive[i]),
-                             own=self._own(i), entities=self.visible_entities(i),
-                             avail_actions=self.avail_actions(i), text="", text_fn=render_combat_text,
-                             extra=self._extra(i))
-            view.text = render_combat_text(view)
-            snap = self.snap
-            view.render = lambda v, snap=snap: render_ego(snap, v)
-            out.append(view)
-        return out
+        return [combat_agent_view(i, self.t, self.snap, self._own(i), self.visible_entities(i),
+                                  self.avail_actions(i), render_combat_text, self._extra(i))
+                for i in range(self.n_agents)]
 
     def render_global(self) -> np.ndarray:
         """Whole-map RGB frame of the current step."""
