@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 from compass.planner.vlm_planner import PlannerSettings
 from compass.sandbox import SkillError
@@ -45,9 +46,9 @@ async def test_actor_unknown_name_is_rejected_and_best_retrieval_used(make_plann
 
 async def test_skill_error_is_repaired_into_a_new_version(make_planner, library):
     planner, backend = make_planner(ScriptedVLM())
-    broken_code = library.get("race_adaptive_combat").code.replace(
-        "        if unit.health <= 0:\n            return -1.0\n        kind",
-        "        if unit.health <= 0:\n            return -1.0\n        raise KeyError('boom')\n        kind", 1)
+    # The first statement of the nested score_target raises, whatever the library's text is.
+    broken_code = re.sub(r"^(\s*)def score_target\(unit\):\n", r"\g<0>\1    raise KeyError('boom')\n",
+                         library.get("race_adaptive_combat").code, count=1, flags=re.M)
     assert "boom" in broken_code
     from compass.skills.skill import parse_skill_source
 
