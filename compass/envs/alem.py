@@ -14,7 +14,6 @@ wrapper's side effects (it steps its own env and forces ``non_specialist_efficie
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 from functools import partial
@@ -26,9 +25,9 @@ from compass.envs.alem_extract import affordances_text, entities, extract_obs, l
 from compass.envs.alem_names import ACHIEVEMENTS, N_ACTIONS, N_AGENTS, action_index, action_name
 from compass.envs.alem_obs import AlemMemory, ObsData
 from compass.envs.base import AgentView, Entity, StepResult
+from compass.envs.jax_cache import enable_jax_cache
 
 FAMILY = "alem"
-JAX_CACHE_DIR = os.path.expanduser("~/.cache/compass/jax")
 
 
 @dataclass(frozen=True)
@@ -47,15 +46,6 @@ SCENARIOS: dict[str, Scenario] = {
     # ALEM-LITE: the overworld only (the paper's MARL sweeps used this Debug variant at hard).
     "overworld": Scenario("Alem-Coop-Symbolic-Debug", "hard", num_levels=1),
 }
-
-
-def configure_jax() -> None:
-    """Point JAX's persistent compilation cache at ``~/.cache/compass/jax`` (idempotent)."""
-    import jax
-
-    os.makedirs(JAX_CACHE_DIR, exist_ok=True)
-    jax.config.update("jax_compilation_cache_dir", JAX_CACHE_DIR)
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
 
 
 class _Packer:
@@ -121,7 +111,7 @@ def _compiled(name: str) -> _Compiled:
     """The cached env and jitted functions for scenario ``name`` (compiles on first use)."""
     if name in _COMPILED:
         return _COMPILED[name]
-    configure_jax()
+    enable_jax_cache()
     import jax
     import jax.numpy as jnp
     from alem.alem_coop.action_masking import compute_action_mask

@@ -425,38 +425,11 @@ def parse_alem_text(text: str, agent_id: int | None = None) -> ObsData:
         construction = "Build action" in line
         sm = _SYNC.search(line)
         if sm:
-            sites.append(
-                CoordSite(
-                    name,
-                    x,
-                    y,
-                    dx,
-                    dy,
-                    dist,
-                    "sync",
-                    int(sm.group(2)),
-                    sm.group(1).startswith("works"),
-                    0,
-                    construction,
-                )
-            )
+            kind, required, soft, window = "sync", int(sm.group(2)), sm.group(1).startswith("works"), 0
         else:
             wm = _WINDOW.search(line)
-            sites.append(
-                CoordSite(
-                    name,
-                    x,
-                    y,
-                    dx,
-                    dy,
-                    dist,
-                    "handover",
-                    0,
-                    False,
-                    int(wm.group(1)) if wm else 0,
-                    construction,
-                )
-            )
+            kind, required, soft, window = "handover", 0, False, int(wm.group(1)) if wm else 0
+        sites.append(CoordSite(name, x, y, dx, dy, dist, kind, required, soft, window, construction))
 
     mates: list[Teammate] = []
     for line in sections.get("Teammates:", []):

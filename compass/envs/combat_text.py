@@ -211,8 +211,6 @@ def parse_combat_text(text: str) -> ObsData:
             if r := _RANGES.search(line):
                 d.own_shoot_range, d.own_sight_range = float(r.group(1)), float(r.group(2))
             d.alive = "Your unit is dead" not in line
-            if not d.alive:
-                d.own_shoot_range = d.own_sight_range = 1.0
         elif m := _OWN.match(line):
             d.own_position = (float(m.group(1)), float(m.group(2)))
             d.map_size = (float(m.group(3)), float(m.group(4)))

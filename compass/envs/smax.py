@@ -7,7 +7,6 @@ numpy from one device transfer per step.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -24,6 +23,7 @@ from compass.envs.combat_text import (
     render_combat_text,
 )
 from compass.envs.combat_view import combat_agent_view, deaths_seen_by, entities_seen_by
+from compass.envs.jax_cache import enable_jax_cache
 from compass.envs.scenarios import SMAX_UNIT_TYPES, CombatScenario, get_scenario
 
 # SMACv2 index -> SMAX movement index (SMAX: 0 N, 1 E, 2 S, 3 W, 4 stop, 5+j attack).
@@ -33,16 +33,6 @@ _SMAX_ATTACK_OFFSET = 5
 _DIR_VEC = {MOVE_NORTH: (0.0, 1.0), MOVE_SOUTH: (0.0, -1.0), MOVE_EAST: (1.0, 0.0), MOVE_WEST: (-1.0, 0.0)}
 # SMACv2's episode limit for the 5v5 race maps.
 DEFAULT_MAX_STEPS = 200
-
-
-def enable_jax_cache() -> None:
-    """Persist XLA compilations on disk so later processes skip the tens-of-seconds compiles."""
-    import jax
-
-    cache_dir = os.environ.get("COMPASS_JAX_CACHE", os.path.expanduser("~/.cache/compass/jax"))
-    os.makedirs(cache_dir, exist_ok=True)
-    jax.config.update("jax_compilation_cache_dir", cache_dir)
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
 
 
 @dataclass

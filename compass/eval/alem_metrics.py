@@ -27,6 +27,7 @@ from compass.envs.alem_names import (
     FIRST_COORD_ACHIEVEMENT,
     OVERWORLD_ACHIEVEMENTS,
 )
+from compass.eval.stats import bootstrap_mean_ci
 
 BASE_MAX = 217
 COORD_MAX = 159
@@ -186,13 +187,8 @@ def bootstrap_ci(
     values: Iterable[float], n: int = 10000, alpha: float = 0.05, seed: int = 0
 ) -> tuple[float, float]:
     """Percentile-bootstrap ``(1 - alpha)`` confidence interval of the mean of ``values``."""
-    x = np.asarray(list(values), dtype=np.float64)
-    if x.size == 0:
-        return (0.0, 0.0)
-    rng = np.random.default_rng(seed)
-    means = x[rng.integers(0, x.size, size=(n, x.size))].mean(axis=1)
-    lo, hi = np.quantile(means, [alpha / 2, 1 - alpha / 2])
-    return float(lo), float(hi)
+    _, lo, hi = bootstrap_mean_ci(list(values), n, alpha, seed)
+    return lo, hi
 
 
 def summarise(episodes: Sequence[EpisodeScore], n: int = 10000, alpha: float = 0.05, seed: int = 0) -> dict:
