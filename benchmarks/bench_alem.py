@@ -25,17 +25,18 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from compass.envs.alem import AlemEnv, StepTimes, make_alem  # noqa: E402
-from compass.eval.alem_metrics import PAPER_TABLE1, EpisodeScore, EpisodeTracker, summarise  # noqa: E402
+from compass.core.family import get_family  # noqa: E402
+from compass.games.alem.env import AlemEnv, StepTimes, make_alem  # noqa: E402
+from compass.games.alem.metrics import PAPER_TABLE1, EpisodeScore, EpisodeTracker, summarise  # noqa: E402
 from compass.sandbox import CompiledSkill, SkillExecutor, compile_skill  # noqa: E402
 from compass.skills.library import header_length  # noqa: E402
 from compass.skills.skill import parse_skill_source  # noqa: E402
 
-LIBRARY = ROOT / "skill_library" / "alem"
+LIBRARY = get_family("alem").seed_skills_dir
 
 
 def load_skill(name: str) -> CompiledSkill:
-    """Compile ``skill_library/alem/<name>.py`` under the sandbox policy."""
+    """Compile ``compass/games/alem/skills/<name>.py`` under the sandbox policy."""
     path = LIBRARY / f"{name}.py"
     text = path.read_text()
     skill = parse_skill_source(text, "alem", path)
@@ -70,7 +71,7 @@ class EpisodeResult:
 
 def run_episode(env: AlemEnv, team: str, seed: int, policy: CompiledSkill | None = None) -> EpisodeResult:
     """Play one episode with ``team`` = ``library`` (skills in the sandbox) or ``random``."""
-    executor = SkillExecutor("alem", seed=seed) if team == "library" else None
+    executor = SkillExecutor("compass.games.alem.skill_api", seed=seed) if team == "library" else None
     rng = random.Random(seed)
     tracker = EpisodeTracker(overworld=env.scenario == "overworld")
     env.times = StepTimes()  # per-episode timings

@@ -37,14 +37,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 from compass.comm import CommProtocol  # noqa: E402
 from compass.config import RunConfig  # noqa: E402
-from compass.envs.base import AgentView  # noqa: E402
-from compass.envs.combat_text import MOVE_EAST, MOVE_NORTH, MOVE_SOUTH, MOVE_WEST, NOOP, STOP  # noqa: E402
-from compass.envs.smax import SmaxEnv  # noqa: E402
+from compass.core.family import get_family
+from compass.core.types import AgentView  # noqa: E402
 from compass.eval.stats import wilson_interval  # noqa: E402
+from compass.games.combat.skill_api import make_api  # noqa: E402
+from compass.games.combat.smax import SmaxEnv  # noqa: E402
+from compass.games.combat.text import MOVE_EAST, MOVE_NORTH, MOVE_SOUTH, MOVE_WEST, NOOP, STOP, view_from_text  # noqa: E402
 from compass.sandbox import SkillExecutor  # noqa: E402
-from compass.sandbox.combat_api import make_api  # noqa: E402
-from compass.skills.check import load_observations, observations_path, view_from_text  # noqa: E402
-from compass.skills.library import SkillLibrary, default_library_root  # noqa: E402
+from compass.skills.check import load_observations, observations_path  # noqa: E402
+from compass.skills.library import SkillLibrary  # noqa: E402
 
 SKILL = "race_adaptive_combat"
 RACES = ("protoss", "terran", "zerg")
@@ -62,10 +63,10 @@ def plain_function(source: str, name: str, view: AgentView, rng: random.Random) 
 
 
 def bench_sandbox(rounds: int) -> dict[str, float]:
-    lib = SkillLibrary(default_library_root(), "combat")
+    lib = SkillLibrary(None, "combat")
     skill = lib.compiled[SKILL]
     views = [view_from_text(t) for t in load_observations(observations_path("combat"))]
-    executor = SkillExecutor("combat", seed=0)
+    executor = SkillExecutor("compass.games.combat.skill_api", seed=0)
     rng = random.Random(0)
     fn, ns = plain_function(skill.source, SKILL, views[0], rng)
 
@@ -107,7 +108,7 @@ def bench_overhead(steps: int) -> dict[str, float]:
     import jax.numpy as jnp
 
     env = SmaxEnv("protoss_5_vs_5")
-    lib = SkillLibrary(default_library_root(), "combat")
+    lib = SkillLibrary(None, "combat")
     skill = lib.compiled[SKILL]
     n = env.n_agents
 
@@ -131,12 +132,14 @@ def bench_overhead(steps: int) -> dict[str, float]:
     while done_steps < steps:
         views = env.reset(seed)
         comm = CommProtocol("multihop", seed=seed)
-        executor = SkillExecutor("combat", seed=seed)
+        executor = SkillExecutor("compass.games.combat.skill_api", seed=seed)
         for t in range(env.max_steps):
             t0 = time.perf_counter()
             comm.exchange(t, views)
-            perceived = [v.with_entities(v.entities + tuple(comm.relayed_for(v.agent_id, v))) if v.alive else v
-                         for v in views]
+            perceived = [
+                v.with_entities(v.entities + tuple(comm.relayed_for(v.agent_id, v))) if v.alive else v
+                for v in views
+            ]
             t_comm.append(time.perf_counter() - t0)
             acts = []
             for v in perceived:
@@ -175,9 +178,15 @@ def bench_overhead(steps: int) -> dict[str, float]:
     for label, s in rows:
         print(f"{label:46s} {s * 1e3:8.3f} ms")
     print(f"{'overhead / raw step':46s} {per_env_step / raw_s:8.1f} x")
-    return {"raw_ms": raw_s * 1e3, "env_step_ms": env_s * 1e3, "views_ms": views_s * 1e3, "comm_ms": comm_s * 1e3,
-            "skill_ms": skill_s * 1e3, "overhead_per_env_step_ms": per_env_step * 1e3,
-            "overhead_per_agent_step_ms": per_env_step / n * 1e3}
+    return {
+        "raw_ms": raw_s * 1e3,
+        "env_step_ms": env_s * 1e3,
+        "views_ms": views_s * 1e3,
+        "comm_ms": comm_s * 1e3,
+        "skill_ms": skill_s * 1e3,
+        "overhead_per_env_step_ms": per_env_step * 1e3,
+        "overhead_per_agent_step_ms": per_env_step / n * 1e3,
+    }
 
 
 # --- 3. win rates ----------------------------------------------------------------------------------
@@ -251,19 +260,29 @@ def play_baseline(env: SmaxEnv, kind: str, seed: int) -> tuple[str, int]:
     return "timeout", replaced
 
 
-def play_library(scenario: str, seeds: int, start: int, library: Path, out: Path, epo: bool = False,
-                 comm: str = "multihop") -> list[dict]:
+def play_library(
+    scenario: str, seeds: int, start: int, library: Path, out: Path, epo: bool = False, comm: str = "multihop"
+) -> list[dict]:
     """``compass run --planner library`` on ``seeds`` consecutive seeds; the episode rows."""
     from compass.session import run
 
-    cfg = RunConfig(env=f"smax:{scenario}", episodes=seeds, seed=start, planner="library", library=library,
-                    out=out, run_id=f"{scenario}-{'epo-' if epo else ''}{comm}", epo=epo, comm=comm)
+    cfg = RunConfig(
+        env=f"smax:{scenario}",
+        episodes=seeds,
+        seed=start,
+        planner="library",
+        library=library,
+        out=out,
+        run_id=f"{scenario}-{'epo-' if epo else ''}{comm}",
+        epo=epo,
+        comm=comm,
+    )
     return run(cfg)["episodes"]
 
 
 def library_copy(tmp: Path) -> Path:
     """A private copy of the shipped library: runs update usage stats, the checkout stays untouched."""
-    shutil.copytree(default_library_root() / "combat", tmp / "library" / "combat")
+    shutil.copytree(get_family("combat").seed_skills_dir, tmp / "library" / "combat")
     return tmp / "library"
 
 
@@ -286,10 +305,14 @@ def bench_winrates(races: list[str], sizes: list[str], seeds: int, start: int) -
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
         library = library_copy(tmp)
-        print(f"\n== 3. win rates, seeds {start}..{start + seeds - 1} (95% Wilson CI); "
-              "library = race_adaptive_combat + multi-hop comm")
-        print(f"{'scenario':18s} {'library':>18s} {'SMAX heuristic':>18s} {'random':>18s}   "
-              "lib steps  paired: lib-only/heur-only wins, sign-test p   sec")
+        print(
+            f"\n== 3. win rates, seeds {start}..{start + seeds - 1} (95% Wilson CI); "
+            "library = race_adaptive_combat + multi-hop comm"
+        )
+        print(
+            f"{'scenario':18s} {'library':>18s} {'SMAX heuristic':>18s} {'random':>18s}   "
+            "lib steps  paired: lib-only/heur-only wins, sign-test p   sec"
+        )
         for size in sizes:
             for race in races:
                 scenario = f"{race}_{size}"
@@ -307,16 +330,27 @@ def bench_winrates(races: list[str], sizes: list[str], seeds: int, start: int) -
                 h_wins = sum(h_won)
                 r_wins = sum(o == "win" for o, _ in rand)
                 steps = statistics.mean(e["steps"] for e in episodes)
-                row = {"scenario": scenario, "seeds": seeds, "library_wins": lib_wins, "heuristic_wins": h_wins,
-                       "random_wins": r_wins, "library_skill_errors": errors,
-                       "library_timeouts": sum(e["outcome"] == "timeout" for e in episodes),
-                       "heuristic_edge_moves_replaced": sum(r for _, r in heur), "library_mean_steps": steps,
-                       "seeds_only_library_won": lib_only, "seeds_only_heuristic_won": heur_only,
-                       "sign_test_p": sign_test(lib_only, heur_only)}
+                row = {
+                    "scenario": scenario,
+                    "seeds": seeds,
+                    "library_wins": lib_wins,
+                    "heuristic_wins": h_wins,
+                    "random_wins": r_wins,
+                    "library_skill_errors": errors,
+                    "library_timeouts": sum(e["outcome"] == "timeout" for e in episodes),
+                    "heuristic_edge_moves_replaced": sum(r for _, r in heur),
+                    "library_mean_steps": steps,
+                    "seeds_only_library_won": lib_only,
+                    "seeds_only_heuristic_won": heur_only,
+                    "sign_test_p": sign_test(lib_only, heur_only),
+                }
                 rows.append(row)
-                print(f"{scenario:18s} {fmt(lib_wins, seeds):>18s} {fmt(h_wins, seeds):>18s} "
-                      f"{fmt(r_wins, seeds):>18s}   {steps:9.1f}  {lib_only:>14d}/{heur_only:<3d} p={row['sign_test_p']:.4f}"
-                      f"{time.perf_counter() - t0:14.0f}", flush=True)
+                print(
+                    f"{scenario:18s} {fmt(lib_wins, seeds):>18s} {fmt(h_wins, seeds):>18s} "
+                    f"{fmt(r_wins, seeds):>18s}   {steps:9.1f}  {lib_only:>14d}/{heur_only:<3d} p={row['sign_test_p']:.4f}"
+                    f"{time.perf_counter() - t0:14.0f}",
+                    flush=True,
+                )
                 if errors or row["library_timeouts"]:
                     print(f"  (library runs: {errors} skill errors, {row['library_timeouts']} timeouts)")
     return rows

@@ -23,14 +23,23 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
 from compass.config import RunConfig  # noqa: E402
+from compass.core.family import get_family
 from compass.eval.stats import wilson_interval  # noqa: E402
 from compass.session import run  # noqa: E402
-from compass.skills.library import default_library_root  # noqa: E402
 
 
 def play(scenario: str, epo: bool, comm: str, seeds: int, start: int, library: Path, out: Path) -> dict:
-    cfg = RunConfig(env=f"smax:{scenario}", episodes=seeds, seed=start, planner="library", library=library,
-                    out=out, run_id=f"{scenario}-{'epo' if epo else 'std'}-{comm}", epo=epo, comm=comm)
+    cfg = RunConfig(
+        env=f"smax:{scenario}",
+        episodes=seeds,
+        seed=start,
+        planner="library",
+        library=library,
+        out=out,
+        run_id=f"{scenario}-{'epo' if epo else 'std'}-{comm}",
+        epo=epo,
+        comm=comm,
+    )
     summary = run(cfg)
     episodes = summary["episodes"]
     return {
@@ -66,8 +75,11 @@ def main() -> None:
     ap.add_argument("--scenario", default="protoss_5_vs_5")
     ap.add_argument("--comms", default="none,onehop,multihop")
     ap.add_argument("--no-reference", action="store_true", help="skip the run without EPO")
-    ap.add_argument("--knowledge-only", action="store_true",
-                    help="ablation: without the skill's attack on live enemies nobody reports")
+    ap.add_argument(
+        "--knowledge-only",
+        action="store_true",
+        help="ablation: without the skill's attack on live enemies nobody reports",
+    )
     args = ap.parse_args()
     settings = [(True, c) for c in args.comms.split(",")]
     if not args.no_reference:
@@ -75,21 +87,27 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
         # A private copy of the shipped library: runs update its usage stats.
-        shutil.copytree(default_library_root() / "combat", tmp / "library" / "combat")
+        shutil.copytree(get_family("combat").seed_skills_dir, tmp / "library" / "combat")
         if args.knowledge_only:
             knowledge_only(tmp / "library")
             print("ablation: race_adaptive_combat without its attack on unreported live enemies")
-        print(f"{args.scenario}, library-only (race_adaptive_combat), seeds {args.start}..{args.start + args.seeds - 1}")
-        print(f"{'setting':18s} {'win rate [95% CI]':>20s} {'enemies killed':>15s} {'timeouts':>9s} "
-              f"{'steps':>6s} {'comm kB/ep':>10s} {'sec':>5s}")
+        print(
+            f"{args.scenario}, library-only (race_adaptive_combat), seeds {args.start}..{args.start + args.seeds - 1}"
+        )
+        print(
+            f"{'setting':18s} {'win rate [95% CI]':>20s} {'enemies killed':>15s} {'timeouts':>9s} "
+            f"{'steps':>6s} {'comm kB/ep':>10s} {'sec':>5s}"
+        )
         for epo, comm in settings:
             t0 = time.perf_counter()
             r = play(args.scenario, epo, comm, args.seeds, args.start, tmp / "library", tmp / "runs")
             lo, hi = wilson_interval(r["wins"], r["n"])
             label = f"{'EPO' if epo else 'no EPO'} {comm}"
-            print(f"{label:18s} {r['wins'] / r['n']:8.2f} [{lo:4.2f}, {hi:4.2f}] {r['dead_enemies']:15.2f} "
-                  f"{r['timeouts']:9d} {r['steps']:6.1f} {r['bytes'] / 1e3:10.1f} {time.perf_counter() - t0:5.0f}",
-                  flush=True)
+            print(
+                f"{label:18s} {r['wins'] / r['n']:8.2f} [{lo:4.2f}, {hi:4.2f}] {r['dead_enemies']:15.2f} "
+                f"{r['timeouts']:9d} {r['steps']:6.1f} {r['bytes'] / 1e3:10.1f} {time.perf_counter() - t0:5.0f}",
+                flush=True,
+            )
             if r["skill_errors"]:
                 print(f"  ({r['skill_errors']} skill errors)")
 

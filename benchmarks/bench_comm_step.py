@@ -15,8 +15,8 @@ import timeit
 import numpy as np
 
 from compass.comm import CommProtocol
-from compass.envs.base import AgentView, Entity, OwnUnit
-from compass.memory import GlobalEntityMemory
+from compass.comm.entity_memory import GlobalEntityMemory
+from compass.core.types import AgentView, Entity, OwnUnit
 
 SIGHT, SHOOT, SIZE = 9.0, 6.0, 32.0
 

@@ -32,11 +32,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywher
 
 from compass.comm import CommProtocol  # noqa: E402
 from compass.config import RunConfig  # noqa: E402
-from compass.envs.smax import SmaxEnv  # noqa: E402
+from compass.core.family import get_family
+from compass.games.combat.smax import SmaxEnv  # noqa: E402
 from compass.planner.base import Decision, DecisionContext  # noqa: E402
 from compass.planner.vlm_planner import PlannerSettings, VLMPlanner  # noqa: E402
 from compass.runner import EpisodeRunner  # noqa: E402
-from compass.skills.library import SkillLibrary, default_library_root  # noqa: E402
+from compass.skills.library import SkillLibrary  # noqa: E402
 from compass.trace import RunWriter  # noqa: E402
 from compass.vlm import VLMClient, VLMConfig  # noqa: E402
 from compass.vlm.tokens import count_tokens, counting_method  # noqa: E402
@@ -91,7 +92,9 @@ class Sequential:
 
 def fresh_library(tmp: Path) -> SkillLibrary:
     root = tmp / f"lib{time.perf_counter_ns()}"
-    shutil.copytree(default_library_root() / "combat", root / "combat", ignore=shutil.ignore_patterns("_stats.json"))
+    shutil.copytree(
+        get_family("combat").seed_skills_dir, root / "combat", ignore=shutil.ignore_patterns("_stats.json")
+    )
     return SkillLibrary(root, "combat")
 
 
@@ -107,8 +110,14 @@ async def play(env: SmaxEnv, planner: Any, cfg: RunConfig, out: Path, episode: i
         await getattr(planner, "planner", planner).aclose()
 
 
-def tokens(env: SmaxEnv, tmp: Path, args: argparse.Namespace, settings: PlannerSettings, images: bool,
-           always_fail: bool = False) -> Tally:
+def tokens(
+    env: SmaxEnv,
+    tmp: Path,
+    args: argparse.Namespace,
+    settings: PlannerSettings,
+    images: bool,
+    always_fail: bool = False,
+) -> Tally:
     tally = Tally(args.image_tokens)
     script = ScriptedVLM(synth_agent=0, verbose=True, always_fail=always_fail)
 
@@ -129,8 +138,9 @@ def tokens(env: SmaxEnv, tmp: Path, args: argparse.Namespace, settings: PlannerS
     return tally
 
 
-def wall_time(env: SmaxEnv, tmp: Path, args: argparse.Namespace,
-              sequential: bool) -> tuple[float, int, int, list[dict]]:
+def wall_time(
+    env: SmaxEnv, tmp: Path, args: argparse.Namespace, sequential: bool
+) -> tuple[float, int, int, list[dict]]:
     script = ScriptedVLM(synth_agent=0, verbose=True)
     cfg = RunConfig(planner="vlm", vlm="openai", seed=args.seed)
     with FakeVLMServer(responder=lambda req: Reply.slow(args.latency, script(req.text))) as server:
@@ -143,7 +153,12 @@ def wall_time(env: SmaxEnv, tmp: Path, args: argparse.Namespace,
         result = asyncio.run(play(env, planner, cfg, out, 0, args.seed))
         seconds = time.perf_counter() - start
         rounds = [json.loads(line) for line in (out / "timings.jsonl").read_text().splitlines()]
-        return seconds, len(server.requests), result.steps, [r for r in rounds if r["kind"] == "decision_round"]
+        return (
+            seconds,
+            len(server.requests),
+            result.steps,
+            [r for r in rounds if r["kind"] == "decision_round"],
+        )
 
 
 def main(args: argparse.Namespace) -> None:
@@ -152,20 +167,30 @@ def main(args: argparse.Namespace) -> None:
     counting_method(MODEL)  # try tiktoken once, here, rather than in the server's threads
     tmp = Path(tempfile.mkdtemp(prefix="bench_planner_"))
     try:
-        rows = [("default settings", PlannerSettings(), True, False),
-                ("default, --no-image", PlannerSettings(), False, False),
-                ("default, failing refl.", PlannerSettings(), True, True),
-                ("paper (every module)", PlannerSettings.paper(), True, False)]
-        tallies = [(name, tokens(env, tmp, args, settings, images, fail)) for name, settings, images, fail in rows]
-        print(f"protoss 5v5, {args.episodes} episode(s) from seed {args.seed}, decision_interval 8; tokens counted "
-              f"with {counting_method(MODEL)}, images at {args.image_tokens} tokens each")
-        print(f"{'settings':<24}{'steps':>7}{'decisions':>10}{'calls':>7}{'prompt/dec':>11}{'prompt/ep':>11}"
-              f"{'total/ep':>10}{'images/ep':>10}")
+        rows = [
+            ("default settings", PlannerSettings(), True, False),
+            ("default, --no-image", PlannerSettings(), False, False),
+            ("default, failing refl.", PlannerSettings(), True, True),
+            ("paper (every module)", PlannerSettings.paper(), True, False),
+        ]
+        tallies = [
+            (name, tokens(env, tmp, args, settings, images, fail)) for name, settings, images, fail in rows
+        ]
+        print(
+            f"protoss 5v5, {args.episodes} episode(s) from seed {args.seed}, decision_interval 8; tokens counted "
+            f"with {counting_method(MODEL)}, images at {args.image_tokens} tokens each"
+        )
+        print(
+            f"{'settings':<24}{'steps':>7}{'decisions':>10}{'calls':>7}{'prompt/dec':>11}{'prompt/ep':>11}"
+            f"{'total/ep':>10}{'images/ep':>10}"
+        )
         for name, t in tallies:
             calls = sum(c for c, _ in t.by_module.values())
-            print(f"{name:<24}{t.steps / t.episodes:>7.0f}{t.decisions / t.episodes:>10.1f}{calls / t.episodes:>7.1f}"
-                  f"{t.prompt / max(t.decisions, 1):>11.0f}{t.prompt / t.episodes:>11.0f}"
-                  f"{t.total / t.episodes:>10.0f}{t.images / t.episodes:>10.1f}")
+            print(
+                f"{name:<24}{t.steps / t.episodes:>7.0f}{t.decisions / t.episodes:>10.1f}{calls / t.episodes:>7.1f}"
+                f"{t.prompt / max(t.decisions, 1):>11.0f}{t.prompt / t.episodes:>11.0f}"
+                f"{t.total / t.episodes:>10.0f}{t.images / t.episodes:>10.1f}"
+            )
         print("per module (calls/ep, prompt tokens per call):")
         for name, t in tallies:
             parts = [f"{m} {c / t.episodes:.1f}x{p / c:.0f}" for m, (c, p) in sorted(t.by_module.items())]
@@ -173,11 +198,15 @@ def main(args: argparse.Namespace) -> None:
 
         con, con_calls, steps, con_rounds = wall_time(env, tmp, args, sequential=False)
         seq, seq_calls, _, seq_rounds = wall_time(env, tmp, args, sequential=True)
-        print(f"\nwall time of one episode ({steps} steps), every call answered after {args.latency * 1000:.0f} ms:")
+        print(
+            f"\nwall time of one episode ({steps} steps), every call answered after {args.latency * 1000:.0f} ms:"
+        )
         print(f"{'agents':<14}{'episode s':>10}{'deciding s':>11}{'5-agent rounds s':>17}{'calls':>7}")
         rows = {}
-        for name, seconds, calls, rounds in (("concurrent", con, con_calls, con_rounds),
-                                              ("sequential", seq, seq_calls, seq_rounds)):
+        for name, seconds, calls, rounds in (
+            ("concurrent", con, con_calls, con_rounds),
+            ("sequential", seq, seq_calls, seq_rounds),
+        ):
             deciding = sum(r["seconds"] for r in rounds)
             full = sum(r["seconds"] for r in rounds if r["agents"] == 5)
             rows[name] = (seconds, deciding, full)
@@ -185,7 +214,9 @@ def main(args: argparse.Namespace) -> None:
         ratios = [rows["concurrent"][i] / rows["sequential"][i] for i in range(3)]
         print(f"{'ratio':<14}{ratios[0]:>10.2f}{ratios[1]:>11.2f}{ratios[2]:>17.2f}   (target <= 0.25)")
         singles = sum(1 for r in con_rounds if r["agents"] == 1)
-        print(f"({len(con_rounds)} decision rounds, {singles} with a single agent deciding: those cannot overlap)")
+        print(
+            f"({len(con_rounds)} decision rounds, {singles} with a single agent deciding: those cannot overlap)"
+        )
         stats = [t.total / t.episodes for _, t in tallies[:1]]
         print(f"default settings: {statistics.mean(stats) / 1e6:.3f}M tokens per episode (target <= 0.1M)")
     finally:
@@ -196,7 +227,9 @@ def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--episodes", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--latency", type=float, default=0.2, help="server seconds per call in the wall-time part")
+    parser.add_argument(
+        "--latency", type=float, default=0.2, help="server seconds per call in the wall-time part"
+    )
     parser.add_argument("--image-tokens", type=int, default=85)
     return parser.parse_args()
 

@@ -31,7 +31,9 @@ MODULES = ("perceive", "communicate", "plan", "select_skill", "reflect")
 
 
 def request(round_no: int, agent: int, module: int) -> VLMRequest:
-    return VLMRequest(prompt=f"round {round_no} agent {agent} module {module}", tag=MODULES[module % len(MODULES)])
+    return VLMRequest(
+        prompt=f"round {round_no} agent {agent} module {module}", tag=MODULES[module % len(MODULES)]
+    )
 
 
 async def sequential(client: VLMClient, round_no: int, agents: int, modules: int) -> None:
@@ -49,8 +51,13 @@ async def agents_parallel(client: VLMClient, round_no: int, agents: int, modules
 
 
 async def all_parallel(client: VLMClient, round_no: int, agents: int, modules: int) -> None:
-    await asyncio.gather(*(client.complete(request(round_no, agent, module))
-                           for agent in range(agents) for module in range(modules)))
+    await asyncio.gather(
+        *(
+            client.complete(request(round_no, agent, module))
+            for agent in range(agents)
+            for module in range(modules)
+        )
+    )
 
 
 Mode = Callable[[VLMClient, int, int, int], Awaitable[None]]
@@ -83,8 +90,10 @@ async def main(args: argparse.Namespace) -> None:
         peak = server.max_in_flight
     base = results[0][1]
     ideal = args.latency * calls
-    print(f"{args.agents} agents x {args.modules} module calls = {calls} calls per round, "
-          f"{args.latency * 1000:.0f} ms per call, median of {args.rounds} rounds (real openai SDK -> fake server)")
+    print(
+        f"{args.agents} agents x {args.modules} module calls = {calls} calls per round, "
+        f"{args.latency * 1000:.0f} ms per call, median of {args.rounds} rounds (real openai SDK -> fake server)"
+    )
     print(f"{'mode':<26}{'wall s':>9}{'vs sequential':>15}{'calls/s':>10}")
     for name, seconds in results:
         print(f"{name:<26}{seconds:>9.3f}{base / seconds:>14.1f}x{calls / seconds:>10.1f}")

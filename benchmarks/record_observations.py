@@ -1,4 +1,4 @@
-"""Record combat observations for ``compass skills check`` (``compass/data/observations/combat.jsonl``).
+"""Record combat observations for ``compass skills check`` (``compass/games/combat/observations.jsonl``).
 
 Run: ``python benchmarks/record_observations.py [--per-config 22] [--seed 0] [--out PATH]``
 
@@ -18,24 +18,28 @@ from pathlib import Path
 import numpy as np
 
 from compass.comm import CommProtocol
-from compass.envs.base import AgentView
-from compass.envs.smax import SmaxEnv
+from compass.core.types import AgentView
+from compass.games.combat.smax import SmaxEnv
 from compass.sandbox import SkillExecutor
 from compass.skills.check import observations_path
-from compass.skills.library import SkillLibrary, default_library_root
+from compass.skills.library import SkillLibrary
 
-CONFIGS = [(f"{race}_{size}", epo) for race in ("protoss", "terran", "zerg")
-           for size, epo in (("5_vs_5", False), ("5_vs_6", False), ("5_vs_5", True))]
+CONFIGS = [
+    (f"{race}_{size}", epo)
+    for race in ("protoss", "terran", "zerg")
+    for size, epo in (("5_vs_5", False), ("5_vs_6", False), ("5_vs_5", True))
+]
 
 
-def play_and_collect(scenario: str, epo: bool, seed: int, skill_name: str = "race_adaptive_combat"
-                     ) -> list[AgentView]:
+def play_and_collect(
+    scenario: str, epo: bool, seed: int, skill_name: str = "race_adaptive_combat"
+) -> list[AgentView]:
     """Every agent's perceived view (own sight plus relayed reports) at every step of one episode."""
-    lib = SkillLibrary(default_library_root(), "combat")
+    lib = SkillLibrary(None, "combat")
     skill = lib.compiled[skill_name]
     env = SmaxEnv(scenario, epo=epo)
     comm = CommProtocol("multihop", seed=seed)
-    executor = SkillExecutor("combat", seed=seed)
+    executor = SkillExecutor("compass.games.combat.skill_api", seed=seed)
     views = env.reset(seed)
     seen: list[AgentView] = []
     for t in range(env.max_steps):
@@ -77,12 +81,24 @@ def main() -> None:
         seed = args.seed + k
         chosen = select(play_and_collect(scenario, epo, seed), args.per_config)
         for v in chosen:
-            records.append({"scenario": f"smax:{scenario}", "epo": epo, "comm": "multihop", "seed": seed,
-                            "step": v.step, "agent": v.agent_id, "alive": v.alive,
-                            "relayed": sum(not e.visible for e in v.entities), "text": v.text})
+            records.append(
+                {
+                    "scenario": f"smax:{scenario}",
+                    "epo": epo,
+                    "comm": "multihop",
+                    "seed": seed,
+                    "step": v.step,
+                    "agent": v.agent_id,
+                    "alive": v.alive,
+                    "relayed": sum(not e.visible for e in v.entities),
+                    "text": v.text,
+                }
+            )
         dead = sum(not v.alive for v in chosen)
         relayed = sum(any(not e.visible for e in v.entities) for v in chosen)
-        print(f"{scenario:<16} epo={epo!s:<5} seed={seed}: {len(chosen)} views ({dead} dead, {relayed} with relayed)")
+        print(
+            f"{scenario:<16} epo={epo!s:<5} seed={seed}: {len(chosen)} views ({dead} dead, {relayed} with relayed)"
+        )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with open(args.out, "w", encoding="utf-8") as f:
         for r in records:

@@ -16,7 +16,9 @@ from rich.table import Column, Table
 
 from compass.config import DEFAULT_ENV, RunConfig
 
-app = typer.Typer(add_completion=False, no_args_is_help=False, help="compass: VLM agents that write and choose skills.")
+app = typer.Typer(
+    add_completion=False, no_args_is_help=False, help="compass: VLM agents that write and choose skills."
+)
 skills_app = typer.Typer(no_args_is_help=True, help="Inspect and check the skill library.")
 app.add_typer(skills_app, name="skills")
 console = Console()
@@ -37,36 +39,73 @@ def main(ctx: typer.Context) -> None:
 
 @app.command()
 def run(
-    env: Annotated[str, typer.Option(help="FAMILY:SCENARIO, e.g. smax:protoss_5_vs_5, smacv2:zerg_5_vs_6, alem:hard")] = DEFAULT_ENV,
+    env: Annotated[
+        str, typer.Option(help="FAMILY:SCENARIO, e.g. smax:protoss_5_vs_5, smacv2:zerg_5_vs_6, alem:hard")
+    ] = DEFAULT_ENV,
     episodes: Annotated[int, typer.Option(min=1)] = 1,
     seed: int = 0,
-    planner: Annotated[str | None, typer.Option(help="library (no VLM) or vlm; default: vlm when --vlm is given")] = None,
-    vlm: Annotated[str | None, typer.Option(help="openai:MODEL[@URL], anthropic:MODEL[@URL], hf:PATH, replay:RUN_DIR")] = None,
-    library: Annotated[Path | None, typer.Option(help="skill library root (contains combat/, alem/)")] = None,
+    planner: Annotated[
+        str | None, typer.Option(help="library (no VLM) or vlm; default: vlm when --vlm is given")
+    ] = None,
+    vlm: Annotated[
+        str | None, typer.Option(help="openai:MODEL[@URL], anthropic:MODEL[@URL], hf:PATH, replay:RUN_DIR")
+    ] = None,
+    library: Annotated[
+        Path | None, typer.Option(help="skill library root (holds one folder per game family)")
+    ] = None,
     out: Annotated[Path, typer.Option(help="where run directories go")] = Path("runs"),
     max_steps: Annotated[int | None, typer.Option(min=1, help="cap on episode length")] = None,
     video: Annotated[bool, typer.Option(help="write episodes.mp4")] = False,
-    epo: Annotated[bool, typer.Option(help="SMACv2 extended partial observability (prob_obs_enemy=0)")] = False,
+    epo: Annotated[
+        bool, typer.Option(help="SMACv2 extended partial observability (prob_obs_enemy=0)")
+    ] = False,
     comm: Annotated[str, typer.Option(help="multihop | onehop | full | none | lossy:P[:DELAY]")] = "multihop",
-    task: Annotated[str | None, typer.Option(help="the team's overall goal (default: the env family's)")] = None,
+    task: Annotated[
+        str | None, typer.Option(help="the team's overall goal (default: the env family's)")
+    ] = None,
     decision_interval: Annotated[int, typer.Option(min=1, help="env steps between VLM decisions")] = 8,
     reflection: Annotated[bool, typer.Option(help="--no-reflection: skip Self-Reflection (ablation)")] = True,
     image: Annotated[bool, typer.Option(help="--no-image: text-only prompts (ablation)")] = True,
     vlm_cache: Annotated[Path | None, typer.Option(help="disk cache of VLM responses")] = None,
-    isolation: Annotated[str, typer.Option(help="inprocess (guarded, fast) | process (memory-capped worker)")] = "inprocess",
+    isolation: Annotated[
+        str, typer.Option(help="inprocess (guarded, fast) | process (memory-capped worker)")
+    ] = "inprocess",
 ) -> None:
     """Play episodes and write runs/<run-id>/ (trace.jsonl, summary.json, optional video)."""
     try:
-        cfg = RunConfig(env=env, episodes=episodes, seed=seed, planner=planner or ("vlm" if vlm else "library"), vlm=vlm, library=library,
-                        out=out, max_steps=max_steps, video=video, epo=epo, comm=comm, task=task,
-                        decision_interval=decision_interval, reflection=reflection, image=image,
-                        vlm_cache=vlm_cache, isolation=isolation)
+        cfg = RunConfig(
+            env=env,
+            episodes=episodes,
+            seed=seed,
+            planner=planner or ("vlm" if vlm else "library"),
+            vlm=vlm,
+            library=library,
+            out=out,
+            max_steps=max_steps,
+            video=video,
+            epo=epo,
+            comm=comm,
+            task=task,
+            decision_interval=decision_interval,
+            reflection=reflection,
+            image=image,
+            vlm_cache=vlm_cache,
+            isolation=isolation,
+        )
     except ValidationError as e:
         _fail("; ".join(f"{'.'.join(str(p) for p in x['loc'])}: {x['msg']}" for x in e.errors()))
     from compass.session import run as run_session
 
-    with Progress(TextColumn("[bold]episode {task.fields[ep]}"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("steps"), TimeElapsedColumn(), console=err, transient=True) as bar:
+    with Progress(
+        TextColumn("[bold]episode {task.fields[ep]}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("steps"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    ) as bar:
+
         def progress(ep: int, total: int):
             task_id = bar.add_task("", total=total or None, ep=ep)
             return lambda: bar.advance(task_id)
@@ -76,23 +115,24 @@ def run(
             extra = ""
             if "vlm" in row:
                 u = row["vlm"]
-                extra = (f"  vlm: {u.get('calls', 0)} calls, {u.get('prompt_tokens', 0)}+"
-                         f"{u.get('completion_tokens', 0)} tokens, ${u.get('cost_usd', 0):.4f}")
-            if "alem" in row:
-                a = row["alem"]
-                extra += f"  Base {a['base_pct']:.1f}% Coord {a['coord_pct']:.1f}% Total {a['total_pct']:.1f}%"
-            console.print(f"episode {row['episode']} seed {row['seed']}: [{color}]{row['outcome']}[/] "
-                          f"return {row['return']:.3f} in {row['steps']} steps, "
-                          f"{row['skill_errors']} skill errors{extra}")
+                extra = (
+                    f"  vlm: {u.get('calls', 0)} calls, {u.get('prompt_tokens', 0)}+"
+                    f"{u.get('completion_tokens', 0)} tokens, ${u.get('cost_usd', 0):.4f}"
+                )
+            if "headline" in row:
+                extra += f"  {row['headline']}"
+            console.print(
+                f"episode {row['episode']} seed {row['seed']}: [{color}]{row['outcome']}[/] "
+                f"return {row['return']:.3f} in {row['steps']} steps, "
+                f"{row['skill_errors']} skill errors{extra}"
+            )
 
         try:
             summary = run_session(cfg, on_episode=on_episode, progress=progress)
         except (ValueError, FileNotFoundError, ImportError) as e:
             _fail(str(e))
-    if "alem" in summary:
-        a = summary["alem"]
-        result = "  ".join(f"{name} {a[key]['mean']:.1f}% [{a[key]['ci95'][0]:.1f}, {a[key]['ci95'][1]:.1f}]"
-                           for name, key in (("Base", "base_pct"), ("Coord.", "coord_pct"), ("Total", "total_pct")))
+    if "headline" in summary:
+        result = summary["headline"]
     else:
         o = summary["overall"]
         lo, hi = o["win_rate_ci95"]
@@ -108,7 +148,7 @@ def _library(library: Path | None, family: str):
 
     try:
         lib = SkillLibrary(library or default_library_root(), family)
-    except FileNotFoundError as e:
+    except (FileNotFoundError, ValueError) as e:
         _fail(str(e))
     for p in lib.problems:
         err.print(f"[yellow]skipped[/] {p}")
@@ -116,7 +156,7 @@ def _library(library: Path | None, family: str):
 
 
 LibraryOpt = Annotated[Path | None, typer.Option(help="skill library root")]
-FamilyOpt = Annotated[str, typer.Option(help="combat or alem")]
+FamilyOpt = Annotated[str, typer.Option(help="game family (compass.core.family: combat, alem, ...)")]
 
 
 @skills_app.command("list")
@@ -127,8 +167,14 @@ def skills_list(library: LibraryOpt = None, family: FamilyOpt = "combat") -> Non
     for name in lib.names():
         s = lib.get(name)
         st = lib.stats.get(name, {})
-        table.add_row(name, s.provenance, s.parent or "-", str(st.get("uses", 0)), str(st.get("errors", 0)),
-                      (s.description.splitlines() or [""])[0][:70])
+        table.add_row(
+            name,
+            s.provenance,
+            s.parent or "-",
+            str(st.get("uses", 0)),
+            str(st.get("errors", 0)),
+            (s.description.splitlines() or [""])[0][:70],
+        )
     console.print(table)
 
 
@@ -149,7 +195,9 @@ def skills_search(query: str, k: int = 5, library: LibraryOpt = None, family: Fa
     lib = _library(library, family)
     table = Table("score", Column("name", no_wrap=True), "description")
     for hit in lib.retrieve(query, k):
-        table.add_row(f"{hit.score:.3f}", hit.skill.name, (hit.skill.description.splitlines() or [""])[0][:80])
+        table.add_row(
+            f"{hit.score:.3f}", hit.skill.name, (hit.skill.description.splitlines() or [""])[0][:80]
+        )
     console.print(table)
 
 

@@ -8,12 +8,6 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 DEFAULT_ENV = "smax:protoss_5_vs_5"
-DEFAULT_TASK = ("Defeat all enemy units: focus fire on priority targets, kite melee units at max range "
-                "and keep the group together")
-DEFAULT_TASKS = {
-    "combat": DEFAULT_TASK,
-    "alem": "Play ALEM as any role: survive, then coordinate with the team, then climb the tool ladder",
-}
 
 
 class RunConfig(BaseModel):
@@ -33,7 +27,7 @@ class RunConfig(BaseModel):
     video: bool = False
     epo: bool = False
     comm: str = "multihop"
-    task: str | None = None  # None: the environment family's default goal (DEFAULT_TASKS)
+    task: str | None = None  # None: the environment family's default goal (GameFamily.default_task)
     decision_interval: int = Field(8, ge=1, description="env steps between VLM decisions")
     reflection: bool = True
     image: bool = True
@@ -51,5 +45,7 @@ class RunConfig(BaseModel):
 
 
 def default_task(family: str) -> str:
-    """The overall goal a run pursues when ``--task`` is not given."""
-    return DEFAULT_TASKS[family]
+    """The overall goal a run pursues when ``--task`` is not given (the family's default)."""
+    from compass.core.family import get_family
+
+    return get_family(family).default_task

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from compass.config import RunConfig, default_task
-from compass.envs.base import AgentView, MultiAgentEnv
+from compass.core.family import get_family
+from compass.core.types import AgentView, MultiAgentEnv
 from compass.planner.base import Decision, DecisionContext, Planner
 from compass.sandbox.runtime import make_executor
 from compass.trace import RunWriter
@@ -47,16 +48,31 @@ class EpisodeResult:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"episode": self.episode, "seed": self.seed, "outcome": self.outcome, "return": round(self.ret, 6),
-                "steps": self.steps, "skill_errors": self.skill_errors, "decisions": self.decisions,
-                "skills_used": self.skills_used, **self.extra}
+        return {
+            "episode": self.episode,
+            "seed": self.seed,
+            "outcome": self.outcome,
+            "return": round(self.ret, 6),
+            "steps": self.steps,
+            "skill_errors": self.skill_errors,
+            "decisions": self.decisions,
+            "skills_used": self.skills_used,
+            **self.extra,
+        }
 
 
 class EpisodeRunner:
     """Plays episodes of one environment with one planner, writing to one run directory."""
 
-    def __init__(self, env: MultiAgentEnv, planner: Planner, cfg: RunConfig, writer: RunWriter,
-                 comm: Any = None, on_step: Any = None) -> None:
+    def __init__(
+        self,
+        env: MultiAgentEnv,
+        planner: Planner,
+        cfg: RunConfig,
+        writer: RunWriter,
+        comm: Any = None,
+        on_step: Any = None,
+    ) -> None:
         self.env = env
         self.planner = planner
         self.library = planner.library
@@ -75,10 +91,20 @@ class EpisodeRunner:
         can answer from this trace (the full records stay in the decision line)."""
         for r in decision.records:
             if r.get("kind") == "vlm":
-                self.writer.trace({"kind": "vlm", "episode": episode, "t": t, "agent": agent,
-                                   "module": r.get("module"), "tag": r.get("tag"), "key_prompt": r["key_prompt"],
-                                   "response": r["response"], "prompt_tokens": r.get("prompt_tokens"),
-                                   "completion_tokens": r.get("completion_tokens")})
+                self.writer.trace(
+                    {
+                        "kind": "vlm",
+                        "episode": episode,
+                        "t": t,
+                        "agent": agent,
+                        "module": r.get("module"),
+                        "tag": r.get("tag"),
+                        "key_prompt": r["key_prompt"],
+                        "response": r["response"],
+                        "prompt_tokens": r.get("prompt_tokens"),
+                        "completion_tokens": r.get("completion_tokens"),
+                    }
+                )
 
     def _perceived(self, views: list[AgentView], step: int) -> list[AgentView]:
         """Each agent's view plus the entities teammates relayed to it."""
@@ -91,8 +117,9 @@ class EpisodeRunner:
             out.append(v.with_entities(v.entities + tuple(relayed)) if relayed else v)
         return out
 
-    def _triggers(self, views: list[AgentView], states: list[AgentState], step: int,
-                  deaths: set[int]) -> dict[int, str]:
+    def _triggers(
+        self, views: list[AgentView], states: list[AgentState], step: int, deaths: set[int]
+    ) -> dict[int, str]:
         due: dict[int, str] = {}
         for v, s in zip(views, states, strict=True):
             if not v.alive:
@@ -113,14 +140,27 @@ class EpisodeRunner:
                 due[v.agent_id] = "ally_died"
         return due
 
-    async def _decide(self, views: list[AgentView], states: list[AgentState], due: dict[int, str],
-                      step: int, episode: int = 0) -> list[tuple[int, Decision]]:
+    async def _decide(
+        self,
+        views: list[AgentView],
+        states: list[AgentState],
+        due: dict[int, str],
+        step: int,
+        episode: int = 0,
+    ) -> list[tuple[int, Decision]]:
         async def one(i: int, trigger: str) -> tuple[int, Decision]:
             s = states[i]
             ctx = DecisionContext(
-                agent_id=i, step=step, view=views[i], task=self.task, trigger=trigger,
-                current_skill=s.skill, subtask=s.subtask, last_error=s.pending_error,
-                reward_since_decision=s.reward_since, scenario=self.cfg.env,
+                agent_id=i,
+                step=step,
+                view=views[i],
+                task=self.task,
+                trigger=trigger,
+                current_skill=s.skill,
+                subtask=s.subtask,
+                last_error=s.pending_error,
+                reward_since_decision=s.reward_since,
+                scenario=self.cfg.env,
                 ally_tasks=self.comm.ally_tasks_for(i) if self.comm is not None else {},
                 episode=episode,
             )
@@ -132,7 +172,7 @@ class EpisodeRunner:
     async def run_episode(self, episode: int, seed: int, progress: Any = None) -> EpisodeResult:
         env, lib = self.env, self.library
         views = env.reset(seed)
-        executor = make_executor(env.family, seed, self.cfg.isolation)
+        executor = make_executor(get_family(env.family).skill_api, seed, self.cfg.isolation)
         states = [AgentState() for _ in views]
         max_steps = getattr(env, "max_steps", self.cfg.max_steps or 200)
         ret, errors, decisions = 0.0, 0, 0
@@ -160,12 +200,28 @@ class EpisodeRunner:
                     if self.comm is not None:
                         self.comm.post_intent(i, t, decision.subtask, decision.skill)
                     self._trace_vlm_calls(episode, t, i, decision)
-                    self.writer.trace({"kind": "decision", "episode": episode, "t": t, "agent": i,
-                                       "trigger": due[i], "skill": decision.skill,
-                                       "code_hash": lib.compiled[decision.skill].code_hash,
-                                       "subtask": decision.subtask, "records": decision.records})
-                self.writer.timing({"kind": "decision_round", "episode": episode, "t": t, "agents": len(due),
-                                    "seconds": round(time.perf_counter() - t0, 6)})
+                    self.writer.trace(
+                        {
+                            "kind": "decision",
+                            "episode": episode,
+                            "t": t,
+                            "agent": i,
+                            "trigger": due[i],
+                            "skill": decision.skill,
+                            "code_hash": lib.compiled[decision.skill].code_hash,
+                            "subtask": decision.subtask,
+                            "records": decision.records,
+                        }
+                    )
+                self.writer.timing(
+                    {
+                        "kind": "decision_round",
+                        "episode": episode,
+                        "t": t,
+                        "agents": len(due),
+                        "seconds": round(time.perf_counter() - t0, 6),
+                    }
+                )
             actions, step_errors, skills = [], [], []
             for v, s in zip(perceived, states, strict=True):
                 if not v.alive:
@@ -180,8 +236,15 @@ class EpisodeRunner:
                     errors += 1
                     s.pending_error = result.error
                     lib.record_use(s.skill, errors=1)
-                    step_errors.append({"agent": v.agent_id, "skill": s.skill, "kind": result.error.kind,
-                                        "message": str(result.error), "traceback": result.error.traceback})
+                    step_errors.append(
+                        {
+                            "agent": v.agent_id,
+                            "skill": s.skill,
+                            "kind": result.error.kind,
+                            "message": str(result.error),
+                            "traceback": result.error.traceback,
+                        }
+                    )
             res = env.step(actions)
             reward = float(np.mean(res.rewards)) if res.rewards else 0.0
             ret += reward
@@ -189,8 +252,14 @@ class EpisodeRunner:
                 s.reward_since += reward
             if self._observe is not None:
                 self._observe(episode, t, perceived, reward)
-            record = {"kind": "step", "episode": episode, "t": t, "actions": actions, "skills": skills,
-                      "reward": round(reward, 6)}
+            record = {
+                "kind": "step",
+                "episode": episode,
+                "t": t,
+                "actions": actions,
+                "skills": skills,
+                "reward": round(reward, 6),
+            }
             if step_errors:
                 record["errors"] = step_errors
             self.writer.trace(record)
@@ -214,8 +283,9 @@ class EpisodeRunner:
         extra = {k: v for k, v in info.items() if isinstance(v, (int, float, bool, str))}
         if self.comm is not None:
             extra["comm"] = self.comm.stats()
-        result = EpisodeResult(episode, seed, outcome, ret, steps, errors, decisions, dict(sorted(used.items())),
-                               extra)
+        result = EpisodeResult(
+            episode, seed, outcome, ret, steps, errors, decisions, dict(sorted(used.items())), extra
+        )
         self.writer.trace({"kind": "episode_end", **result.as_dict()})
         self.writer.flush()
         return result

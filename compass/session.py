@@ -6,11 +6,10 @@ import asyncio
 import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from compass.comm import CommProtocol
-from compass.config import RunConfig, default_task
-from compass.envs.registry import make_env, skill_family
+from compass.config import RunConfig
+from compass.core.family import GameFamily, family_for_env, make_env
 from compass.eval.stats import summarize_outcomes
 from compass.planner.factory import make_planner
 from compass.runner import EpisodeRunner, new_run_id, write_video
@@ -23,7 +22,7 @@ def make_comm(cfg: RunConfig) -> CommProtocol:
     return CommProtocol(cfg.comm, seed=cfg.seed)
 
 
-def library_root_for(cfg: RunConfig, family: str, run_dir: Path) -> Path:
+def library_root_for(cfg: RunConfig, family: GameFamily, run_dir: Path) -> Path | None:
     """Where this run's skills live.
 
     ``--library DIR`` is used (and evolved) in place. Without it, a VLM run evolves a copy of the
@@ -32,35 +31,46 @@ def library_root_for(cfg: RunConfig, family: str, run_dir: Path) -> Path:
     """
     if cfg.library is not None:
         return Path(cfg.library)
-    shipped = default_library_root()
     if cfg.planner != "vlm":
-        return shipped
+        return default_library_root()  # None: the shipped seed library, read-only
     target = run_dir / "skill_library"
-    shutil.copytree(shipped / family, target / family, dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("_stats.json", "__pycache__"))
+    shutil.copytree(
+        family.seed_skills_dir,
+        target / family.name,
+        dirs_exist_ok=True,
+        ignore=shutil.ignore_patterns("_stats.json", "__pycache__"),
+    )
     return target
 
 
-def run(cfg: RunConfig, on_episode: Callable[[dict], None] | None = None,
-        progress: Callable[[int, int], Callable[[], None]] | None = None) -> dict:
+def run(
+    cfg: RunConfig,
+    on_episode: Callable[[dict], None] | None = None,
+    progress: Callable[[int, int], Callable[[], None]] | None = None,
+) -> dict:
     """Play ``cfg.episodes`` episodes and return the run summary (also written to summary.json).
 
     ``progress(episode, max_steps)`` may return a per-step callback (the CLI's progress bar).
     """
-    family = skill_family(cfg.env)
+    family = family_for_env(cfg.env)
     if cfg.task is None:
-        cfg = cfg.model_copy(update={"task": default_task(family)})
+        cfg = cfg.model_copy(update={"task": family.default_task})
     run_dir = Path(cfg.out) / (cfg.run_id or new_run_id(cfg))
-    library = SkillLibrary(library_root_for(cfg, family, run_dir), family)
+    library = SkillLibrary(library_root_for(cfg, family, run_dir), family.name)
     env = make_env(cfg.env, epo=cfg.epo, max_steps=cfg.max_steps)
     planner = make_planner(cfg, library)
     writer = RunWriter(run_dir)
     comm = make_comm(cfg)
-    scorer = AlemScorer(env) if family == "alem" else None
+    scorer = family.make_scorer(env) if family.make_scorer else None
     runner = EpisodeRunner(env, planner, cfg, writer, comm=comm, on_step=scorer.on_step if scorer else None)
-    writer.trace({"kind": "run_start", "config": cfg.model_dump(mode="json", exclude={"out", "run_id"}),
-                  "library": sorted(library.names()),
-                  "library_problems": [str(p) for p in library.problems]})
+    writer.trace(
+        {
+            "kind": "run_start",
+            "config": cfg.model_dump(mode="json", exclude={"out", "run_id"}),
+            "library": sorted(library.names()),
+            "library_problems": [str(p) for p in library.problems],
+        }
+    )
     episodes: list[dict] = []
 
     async def play() -> None:
@@ -74,7 +84,8 @@ def run(cfg: RunConfig, on_episode: Callable[[dict], None] | None = None,
                     scorer.start()
                 row = (await runner.run_episode(ep, seed, tick)).as_dict()
                 if scorer is not None:
-                    row["alem"] = scorer.finish()
+                    row[family.name] = scorer.finish()
+                    row["headline"] = scorer.describe_episode(row[family.name])
                 usage = getattr(planner, "usage_for_episode", None)
                 if usage is not None:
                     row["vlm"] = usage(ep)
@@ -90,14 +101,24 @@ def run(cfg: RunConfig, on_episode: Callable[[dict], None] | None = None,
         asyncio.run(play())
     finally:
         writer.close()
-        if library.root != default_library_root():
+        if not library.shipped:
             library.save_stats()  # the shipped library stays read-only
-    summary = {"run_id": run_dir.name, "env": cfg.env, "planner": cfg.planner, "vlm": cfg.vlm,
-               "library": str(library.root), "skill_stats": library.stats,
-               "comm": cfg.comm, "epo": cfg.epo, "seed": cfg.seed, "episodes": episodes,
-               "overall": summarize_outcomes(episodes)}
+    summary = {
+        "run_id": run_dir.name,
+        "env": cfg.env,
+        "planner": cfg.planner,
+        "vlm": cfg.vlm,
+        "library": str(library.dir),
+        "skill_stats": library.stats,
+        "comm": cfg.comm,
+        "epo": cfg.epo,
+        "seed": cfg.seed,
+        "episodes": episodes,
+        "overall": summarize_outcomes(episodes),
+    }
     if scorer is not None:
-        summary["alem"] = scorer.summary()
+        summary[family.name] = scorer.summary()
+        summary["headline"] = scorer.headline(summary[family.name])
     if hasattr(planner, "usage_summary"):
         summary["vlm_usage"] = planner.usage_summary()
     if cfg.video and runner.frames:
@@ -106,32 +127,3 @@ def run(cfg: RunConfig, on_episode: Callable[[dict], None] | None = None,
     writer.summary(summary)
     summary["run_dir"] = str(run_dir)
     return summary
-
-
-class AlemScorer:
-    """The ALEM paper's metrics (Base%, Coord.%, Total%, achievements, survival) for a run's episodes."""
-
-    def __init__(self, env: Any) -> None:
-        from compass.eval.alem_metrics import EpisodeTracker
-
-        self._tracker_type = EpisodeTracker
-        self.overworld = getattr(env, "scenario", "") == "overworld"
-        self.n_agents = env.n_agents
-        self.scores: list = []
-        self.tracker = None
-
-    def start(self) -> None:
-        self.tracker = self._tracker_type(n_agents=self.n_agents, overworld=self.overworld)
-
-    def on_step(self, episode: int, t: int, res: Any) -> None:
-        self.tracker.update(res.info, res.outcome)
-
-    def finish(self) -> dict:
-        score = self.tracker.score()
-        self.scores.append(score)
-        return score.as_dict()
-
-    def summary(self) -> dict:
-        from compass.eval.alem_metrics import summarise
-
-        return summarise(self.scores)

@@ -14,7 +14,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 @pytest.fixture(scope="session")
 def smax_protoss():
     """One protoss 5v5 SMAX env (jitted once; episodes reset it)."""
-    from compass.envs.smax import SmaxEnv
+    from compass.games.combat.smax import SmaxEnv
 
     return SmaxEnv("protoss_5_vs_5")
 
@@ -22,6 +22,6 @@ def smax_protoss():
 @pytest.fixture(scope="session")
 def combat_library():
     """The shipped combat library (read-only in tests)."""
-    from compass.skills.library import SkillLibrary, default_library_root
+    from compass.skills.library import SkillLibrary
 
-    return SkillLibrary(default_library_root(), "combat")
+    return SkillLibrary(None, "combat")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from compass.envs.base import Entity
+from compass.core.types import Entity
 
 # Positions and health go on the wire with 3 decimals: ample for 32-unit maps and [0, 1] health.
 DECIMALS = 3

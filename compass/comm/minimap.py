@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from compass.envs.base import AgentView, Entity
+from compass.core.types import AgentView, Entity
 
 NOTHING_SHARED = "No shared information beyond your own sight."
 

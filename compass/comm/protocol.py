@@ -1,6 +1,6 @@
 """The communication protocol: who hears what each step, at what cost.
 
-The protocol is the policy; :class:`~compass.memory.GlobalEntityMemory` is the data structure it
+The protocol is the policy; :class:`~compass.comm.entity_memory.GlobalEntityMemory` is the data structure it
 fills. Each env step the runner calls :meth:`CommProtocol.exchange` once, then per agent
 :meth:`CommProtocol.relayed_for` / :meth:`CommProtocol.ally_tasks_for`, and
 :meth:`CommProtocol.post_intent` when an agent picks a new sub-task.
@@ -14,11 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from compass.comm.accounting import CommStats, Traffic
+from compass.comm.entity_memory import GlobalEntityMemory, direct_observations
+from compass.comm.graph import Adjacency, Delivery, FloodResult, complete_graph, flood, link_graph
 from compass.comm.messages import Intent, entity_report_size
 from compass.comm.modes import CommMode, parse_mode
-from compass.envs.base import AgentView, Entity
-from compass.memory.global_memory import GlobalEntityMemory, direct_observations
-from compass.memory.graph import Adjacency, Delivery, FloodResult, complete_graph, flood, link_graph
+from compass.core.types import AgentView, Entity
 
 Received = Mapping[int, Mapping[Hashable, Delivery]]
 

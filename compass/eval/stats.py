@@ -18,8 +18,9 @@ def wilson_interval(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def bootstrap_mean_ci(values: list[float], n_boot: int = 10_000, alpha: float = 0.05,
-                      seed: int = 0) -> tuple[float, float, float]:
+def bootstrap_mean_ci(
+    values: list[float], n_boot: int = 10_000, alpha: float = 0.05, seed: int = 0
+) -> tuple[float, float, float]:
     """Mean and percentile-bootstrap (1 - alpha) CI."""
     x = np.asarray(values, dtype=np.float64)
     if x.size == 0:
@@ -36,6 +37,12 @@ def summarize_outcomes(episodes: list[dict]) -> dict:
     wins = sum(1 for e in episodes if e["outcome"] == "win")
     lo, hi = wilson_interval(wins, n)
     mean_ret, r_lo, r_hi = bootstrap_mean_ci([e["return"] for e in episodes])
-    return {"episodes": n, "wins": wins, "win_rate": wins / n if n else 0.0, "win_rate_ci95": [lo, hi],
-            "mean_return": mean_ret, "mean_return_ci95": [r_lo, r_hi],
-            "mean_steps": float(np.mean([e["steps"] for e in episodes])) if n else 0.0}
+    return {
+        "episodes": n,
+        "wins": wins,
+        "win_rate": wins / n if n else 0.0,
+        "win_rate_ci95": [lo, hi],
+        "mean_return": mean_ret,
+        "mean_return_ci95": [r_lo, r_hi],
+        "mean_steps": float(np.mean([e["steps"] for e in episodes])) if n else 0.0,
+    }

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from compass.envs.base import AgentView
+from compass.core.types import AgentView
 from compass.sandbox import SkillError
 from compass.skills.library import SkillLibrary
 
@@ -25,7 +25,7 @@ class DecisionContext:
     reward_since_decision: float = 0.0
     ally_tasks: dict[int, str] = field(default_factory=dict)
     minimap: str = ""
-    memory: Any = None  # compass.memory.LocalMemory when available
+    memory: Any = None  # compass.planner.local_memory.LocalMemory when available
     scenario: str = ""
     episode: int = 0  # index within the run (planners keep per-episode memory and usage)
 
@@ -62,5 +62,6 @@ class LibraryPlanner:
                 raise RuntimeError(f"skill library {self.library.dir} has no loadable skills")
             self._cache[query] = (hits[0].skill.name, hits[0].score)
         name, score = self._cache[query]
-        return Decision(name, query, [{"module": "retrieval", "query": query, "skill": name,
-                                       "score": round(score, 4)}])
+        return Decision(
+            name, query, [{"module": "retrieval", "query": query, "skill": name, "score": round(score, 4)}]
+        )

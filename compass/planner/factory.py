@@ -12,7 +12,9 @@ def make_planner(cfg: RunConfig, library: SkillLibrary) -> Planner:
     if cfg.planner == "library":
         return LibraryPlanner(library)
     if not cfg.vlm:
-        raise ValueError("--planner vlm needs --vlm SPEC (e.g. openai:gpt-4o-mini, anthropic:claude-3-haiku-20240307)")
+        raise ValueError(
+            "--planner vlm needs --vlm SPEC (e.g. openai:gpt-4o-mini, anthropic:claude-3-haiku-20240307)"
+        )
     from compass.planner.vlm_planner import VLMPlanner
 
     return VLMPlanner.from_config(cfg, library)

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from compass.memory.local import LocalMemory
+from compass.planner.local_memory import LocalMemory
 from compass.planner.parsing import Perception, Reflection
 
 
@@ -24,7 +24,7 @@ class FrameRecord:
 class AgentMemory:
     """One agent's planner state within an episode.
 
-    ``local`` (the project's :class:`~compass.memory.LocalMemory`) keeps the bounded histories
+    ``local`` (the project's :class:`~compass.planner.local_memory.LocalMemory`) keeps the bounded histories
     (rewards, sub-tasks, reflections, frame records); the fields hold the latest decision.
     """
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from compass.comm.minimap import minimap_text
-from compass.envs.base import AgentView
+from compass.core.family import get_family
+from compass.core.types import AgentView
 from compass.vlm import to_png
 
 log = logging.getLogger(__name__)
@@ -64,16 +65,18 @@ def build_observation(view: AgentView, minimap: str = "", images: bool = True) -
         ego = _safe_frame(view)
         if ego is not None:
             pngs.append(to_png(ego))
-            names.append("your unit's view (centre = you, inner ring = shoot range, outer = sight range, "
-                         "orange = units relayed by allies)")
+            names.append(get_family(view.family).frame_legend)
         mini = view.extra.get("minimap_image") if isinstance(view.extra, dict) else None
         mini = mini if mini is not None else render_minimap(view)
         if mini is not None:
             pngs.append(to_png(mini))
-            names.append("minimap of the whole map with the units you know of (white = you, blue = allies, "
-                         "red = enemies, orange = relayed)")
-    return ObservationBlock(view.step, view.text, minimap, tuple(pngs), tuple(names), caption(view),
-                            relayed_in_text)
+            names.append(
+                "minimap of the whole map with the units you know of (white = you, blue = allies, "
+                "red = enemies, orange = relayed)"
+            )
+    return ObservationBlock(
+        view.step, view.text, minimap, tuple(pngs), tuple(names), caption(view), relayed_in_text
+    )
 
 
 def _safe_frame(view: AgentView) -> np.ndarray | None:
@@ -119,9 +122,11 @@ def caption(view: AgentView) -> str:
     if view.own.shield:
         parts[0] += f", shield {view.own.shield:.2f}"
     if enemies:
-        parts.append(f"{len(seen)} enemies in sight, {len(enemies) - len(seen)} relayed, "
-                     f"enemy health total {sum(e.health for e in enemies):.2f}, "
-                     f"nearest {min(e.distance for e in enemies):.2f} sight ranges away")
+        parts.append(
+            f"{len(seen)} enemies in sight, {len(enemies) - len(seen)} relayed, "
+            f"enemy health total {sum(e.health for e in enemies):.2f}, "
+            f"nearest {min(e.distance for e in enemies):.2f} sight ranges away"
+        )
     else:
         parts.append("no enemy known")
     parts.append(f"{len(allies)} allies known (health total {sum(a.health for a in allies):.2f})")

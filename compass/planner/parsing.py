@@ -134,7 +134,7 @@ def parse_sections(text: str, names: tuple[str, ...]) -> dict[str, str]:
     out: dict[str, str] = {}
     for n, (name, start, rest) in enumerate(found):
         end = found[n + 1][1] if n + 1 < len(found) else len(lines)
-        body = _clean("\n".join([rest] + lines[start + 1:end]))
+        body = _clean("\n".join([rest] + lines[start + 1 : end]))
         if not out.get(name):
             out[name] = body
     return out
@@ -145,7 +145,7 @@ def _clean(body: str) -> str:
     # Stray closing markup left by "**Section**: **text**" styles.
     for mark in ("**", "__"):
         if body.startswith(mark) and body.endswith(mark) and len(body) > 2 * len(mark):
-            body = body[len(mark):-len(mark)].strip()
+            body = body[len(mark) : -len(mark)].strip()
     return body
 
 
@@ -194,6 +194,7 @@ def first_line(text: str, limit: int = 300) -> str:
 
 # --- per module -------------------------------------------------------------------------------
 
+
 def _sections(module: str, text: str) -> dict[str, str]:
     return parse_sections(text, SECTIONS[module])
 
@@ -203,8 +204,11 @@ def parse_perception(text: str) -> Perception | NoAnswer:
     situation = s.get("game_situation", "")
     if not situation:
         return NoAnswer("perception: no ##Game_situation## section")
-    return Perception(situation, first_line(s.get("region_of_interest", ""), 120),
-                      s.get("reasoning_of_region_of_interest", ""))
+    return Perception(
+        situation,
+        first_line(s.get("region_of_interest", ""), 120),
+        s.get("reasoning_of_region_of_interest", ""),
+    )
 
 
 def parse_reflection(text: str) -> Reflection | NoAnswer:

@@ -1,4 +1,4 @@
-"""Prompt templates: one text file per module under ``compass/prompts/<family>/``.
+"""Prompt templates: one text file per module in the game family's ``prompts/`` folder.
 
 Templates are the paper's prompts (Appendix F) with ``<<<placeholder>>>`` slots. Loading checks
 every slot against :data:`PLACEHOLDERS` (what the input assembly knows how to fill), so a typo in
@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
+
+from compass.core.family import get_family
 
 #: The modules whose templates every family must provide.
 REQUIRED = ("perception", "reflection", "task_reasoning", "skill_synthesis", "actor")
@@ -18,12 +19,31 @@ REQUIRED = ("perception", "reflection", "task_reasoning", "skill_synthesis", "ac
 OPTIONAL = ("skill_repair",)
 
 #: Every placeholder the input assembly fills (shared by all families).
-PLACEHOLDERS = frozenset({
-    "unit_type", "unit_id", "scenario_name", "few_shots", "last_episode_reasoning", "info_summary",
-    "image_introduction", "ego_minimap", "task_description", "web_search", "event_count",
-    "cumulative_reward", "ally_task", "game_situation", "skill_library", "previous_action", "action_code",
-    "previous_reasoning", "previous_self_reflection_reasoning", "error_report", "overall_task",
-})
+PLACEHOLDERS = frozenset(
+    {
+        "unit_type",
+        "unit_id",
+        "scenario_name",
+        "few_shots",
+        "last_episode_reasoning",
+        "info_summary",
+        "image_introduction",
+        "ego_minimap",
+        "task_description",
+        "web_search",
+        "event_count",
+        "cumulative_reward",
+        "ally_task",
+        "game_situation",
+        "skill_library",
+        "previous_action",
+        "action_code",
+        "previous_reasoning",
+        "previous_self_reflection_reasoning",
+        "error_report",
+        "overall_task",
+    }
+)
 
 _SLOT = re.compile(r"<<<([A-Za-z0-9_]+)>>>")
 
@@ -54,27 +74,31 @@ def parse_template(family: str, module: str, text: str) -> Template:
     names = tuple(dict.fromkeys(_SLOT.findall(text)))
     unknown = sorted(set(names) - PLACEHOLDERS)
     if unknown:
-        raise TemplateError(f"prompts/{family}/{module}.txt uses unknown placeholder(s) "
-                            f"{', '.join('<<<' + u + '>>>' for u in unknown)}; known: {', '.join(sorted(PLACEHOLDERS))}")
+        raise TemplateError(
+            f"prompts/{family}/{module}.txt uses unknown placeholder(s) "
+            f"{', '.join('<<<' + u + '>>>' for u in unknown)}; known: {', '.join(sorted(PLACEHOLDERS))}"
+        )
     return Template(family, module, text, names)
 
 
 @cache
 def load_templates(family: str) -> dict[str, Template]:
-    """All templates of ``family`` (``compass/prompts/<family>/*.txt``), checked.
+    """All templates of ``family`` (``GameFamily.prompts_dir/*.txt``), checked.
 
     Raises :class:`TemplateError` when a required template is missing or a slot is unknown.
     """
-    folder = resources.files("compass") / "prompts" / family
+    folder = get_family(family).prompts_dir
     if not folder.is_dir():
-        raise TemplateError(f"no prompt templates for family {family!r} (expected compass/prompts/{family}/)")
+        raise TemplateError(f"no prompt templates for family {family!r} (expected {folder})")
     out: dict[str, Template] = {}
     for module in REQUIRED + OPTIONAL:
         entry = folder / f"{module}.txt"
         if not entry.is_file():
             if module in REQUIRED:
-                raise TemplateError(f"prompts/{family}/{module}.txt is missing (every family needs "
-                                    f"{', '.join(m + '.txt' for m in REQUIRED)})")
+                raise TemplateError(
+                    f"prompts/{family}/{module}.txt is missing (every family needs "
+                    f"{', '.join(m + '.txt' for m in REQUIRED)})"
+                )
             continue
         out[module] = parse_template(family, module, entry.read_text(encoding="utf-8"))
     return out

@@ -15,15 +15,18 @@ import re
 import textwrap
 from dataclasses import dataclass
 
-from compass.envs.base import AgentView
+from compass.core.family import get_family
+from compass.core.types import AgentView
 from compass.sandbox import SkillError, SkillExecutor, compile_skill
 from compass.skills.skill import Skill
 
 NESTED = ("score_target", "control_logic")
 MAX_NAME = 64
-_STOP = frozenset("""a an the to of and or in on at by for with when where while is are be based
+_STOP = frozenset(
+    """a an the to of and or in on at by for with when where while is are be based
     their its his her your our than then that this these those into from as if implement adjust
-    use using make set ensure""".split())
+    use using make set ensure""".split()
+)
 
 
 class MergeError(ValueError):
@@ -90,8 +93,9 @@ def merge_nested(parent_code: str, parent_name: str, new_code: str) -> tuple[str
         outer = _outer(ast.parse(parent_code), parent_name)
     except SyntaxError as exc:
         raise MergeError(f"parent {parent_name} does not parse: {exc.msg}") from None
-    targets = [n for n in ast.walk(outer) if isinstance(n, ast.FunctionDef) and n is not outer
-               and n.name == fn.name]
+    targets = [
+        n for n in ast.walk(outer) if isinstance(n, ast.FunctionDef) and n is not outer and n.name == fn.name
+    ]
     if not targets:
         raise MergeError(f"{parent_name} has no nested {fn.name}() to replace")
     target = targets[0]
@@ -100,7 +104,7 @@ def merge_nested(parent_code: str, parent_name: str, new_code: str) -> tuple[str
     indent = " " * target.col_offset
     block = textwrap.dedent(new_code).strip("\n").splitlines()
     lines = parent_code.splitlines()
-    lines[start - 1:end] = [indent + line if line.strip() else "" for line in block]
+    lines[start - 1 : end] = [indent + line if line.strip() else "" for line in block]
     return "\n".join(lines) + "\n", fn.name
 
 
@@ -110,15 +114,20 @@ def set_docstring(code: str, name: str, doc: str) -> str:
     first = outer.body[0]
     indent = " " * first.col_offset
     doc = doc.replace("\\", "/").replace('"""', "'''").strip()
-    new = [f'{indent}"""{line}' if i == 0 else (f"{indent}{line}" if line else "")
-           for i, line in enumerate(doc.splitlines())]
+    new = [
+        f'{indent}"""{line}' if i == 0 else (f"{indent}{line}" if line else "")
+        for i, line in enumerate(doc.splitlines())
+    ]
     new[-1] += '"""'
     lines = code.splitlines()
-    if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
-            and isinstance(first.value.value, str)):
-        lines[first.lineno - 1:(first.end_lineno or first.lineno)] = new
+    if (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    ):
+        lines[first.lineno - 1 : (first.end_lineno or first.lineno)] = new
     else:
-        lines[first.lineno - 1:first.lineno - 1] = new
+        lines[first.lineno - 1 : first.lineno - 1] = new
     return "\n".join(lines) + "\n"
 
 
@@ -136,14 +145,20 @@ def whole_skill(code: str, name: str) -> str:
     source = textwrap.dedent(code).strip("\n") + "\n"
     fn = main_function(source)
     if len(fn.args.args) != 1:
-        raise MergeError(f"a whole skill takes exactly one parameter (obs); {fn.name} takes {len(fn.args.args)}")
+        raise MergeError(
+            f"a whole skill takes exactly one parameter (obs); {fn.name} takes {len(fn.args.args)}"
+        )
     tree = ast.parse(source)
-    extra = [n for n in tree.body if not (isinstance(n, ast.FunctionDef) and n.name == fn.name)
-             and not isinstance(n, ast.Import | ast.ImportFrom)]
+    extra = [
+        n
+        for n in tree.body
+        if not (isinstance(n, ast.FunctionDef) and n.name == fn.name)
+        and not isinstance(n, ast.Import | ast.ImportFrom)
+    ]
     if extra:
         raise MergeError("a whole skill must be one function (found other top-level code)")
     # Top-level imports are dropped: math and random are provided to every skill.
-    only_fn = "\n".join(source.splitlines()[fn.lineno - 1:fn.end_lineno]) + "\n"
+    only_fn = "\n".join(source.splitlines()[fn.lineno - 1 : fn.end_lineno]) + "\n"
     return rename_function(only_fn, fn.name, name)
 
 
@@ -186,5 +201,5 @@ def try_skill(code: str, name: str, family: str, view: AgentView, seed: int = 0)
         compiled = compile_skill(code, name, family, f"<generated {name}>")
     except SkillError as exc:
         return exc
-    result = SkillExecutor(family, seed=seed).run(compiled, view)
+    result = SkillExecutor(get_family(family).skill_api, seed=seed).run(compiled, view)
     return result.error

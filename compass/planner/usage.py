@@ -85,8 +85,18 @@ def _merge(into: UsageStats, other: UsageStats) -> None:
 
 
 def _short(stats: dict[str, Any]) -> dict[str, Any]:
-    keys = ("calls", "cached", "errors", "prompt_tokens", "completion_tokens", "total_tokens", "cost_usd",
-            "latency_s_total", "latency_s_mean", "latency_s_max")
+    keys = (
+        "calls",
+        "cached",
+        "errors",
+        "prompt_tokens",
+        "completion_tokens",
+        "total_tokens",
+        "cost_usd",
+        "latency_s_total",
+        "latency_s_mean",
+        "latency_s_max",
+    )
     out = {k: stats[k] for k in keys}
     for k in ("latency_s_total", "latency_s_mean", "latency_s_max"):
         out[k] = round(out[k], 4)

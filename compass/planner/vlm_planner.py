@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from compass.config import RunConfig
-from compass.envs.base import AgentView
+from compass.core.types import AgentView
 from compass.planner.base import Decision, DecisionContext
 from compass.planner.memory import AgentMemory, CommitOrder, FrameRecord
 from compass.planner.modules import NONE, ModuleCaller, Recorder, common_values, skill_listing
@@ -84,8 +84,14 @@ class PlannerSettings:
     @classmethod
     def paper(cls) -> PlannerSettings:
         """Every module at every decision, as in the paper's Algorithm 1."""
-        return cls(event_debounce=0, continue_on_success=False, skip_actor_when_fits=False,
-                   max_syntheses_per_agent=10_000, max_syntheses_per_episode=10_000, reflection_frames=3)
+        return cls(
+            event_debounce=0,
+            continue_on_success=False,
+            skip_actor_when_fits=False,
+            max_syntheses_per_agent=10_000,
+            max_syntheses_per_episode=10_000,
+            reflection_frames=3,
+        )
 
 
 @dataclass
@@ -110,8 +116,16 @@ class _Turn:
 class VLMPlanner:
     """The five-module closed-loop planner; one instance serves all agents of a run."""
 
-    def __init__(self, library: SkillLibrary, client: VLMClient, *, reflection: bool = True, images: bool = True,
-                 max_repairs: int = 2, settings: PlannerSettings | None = None) -> None:
+    def __init__(
+        self,
+        library: SkillLibrary,
+        client: VLMClient,
+        *,
+        reflection: bool = True,
+        images: bool = True,
+        max_repairs: int = 2,
+        settings: PlannerSettings | None = None,
+    ) -> None:
         self.library = library
         self.client = client
         self.family = library.family
@@ -132,15 +146,22 @@ class VLMPlanner:
         self._library_lock = threading.Lock()  # retrieval runs in worker threads
 
     @classmethod
-    def from_config(cls, cfg: RunConfig, library: SkillLibrary,
-                    settings: PlannerSettings | None = None) -> VLMPlanner:
+    def from_config(
+        cls, cfg: RunConfig, library: SkillLibrary, settings: PlannerSettings | None = None
+    ) -> VLMPlanner:
         """The planner for ``cfg``: client from ``cfg.vlm`` (cache, concurrency), ablation switches."""
         if not cfg.vlm:
             raise ValueError("the VLM planner needs a VLM spec (--vlm)")
         config = VLMConfig(cache_dir=cfg.vlm_cache, concurrency=cfg.vlm_concurrency)
         client = VLMClient.from_spec(cfg.vlm, config)
-        return cls(library, client, reflection=cfg.reflection, images=cfg.image, max_repairs=cfg.max_repairs,
-                   settings=settings)
+        return cls(
+            library,
+            client,
+            reflection=cfg.reflection,
+            images=cfg.image,
+            max_repairs=cfg.max_repairs,
+            settings=settings,
+        )
 
     # --- runner hooks -----------------------------------------------------------------------
 
@@ -164,7 +185,9 @@ class VLMPlanner:
                 continue
             mem = self._agent(episode, view.agent_id)
             mem.local.add_reward(step, reward)
-            mem.local.add("frame", step, FrameRecord(step, caption(view), view.frame if view.render else None))
+            mem.local.add(
+                "frame", step, FrameRecord(step, caption(view), view.frame if view.render else None)
+            )
 
     def usage_for_episode(self, episode: int) -> dict[str, Any]:
         """Calls, tokens, cost and latency of one episode, per module, plus planner events."""
@@ -188,15 +211,25 @@ class VLMPlanner:
                 return Decision(fixed, ctx.subtask or ctx.task, t.rec.records)
             mem.broken.add(t.current.name)
             t.current = None
-        if (ctx.trigger in EVENT_TRIGGERS and t.current is not None and s.event_debounce
-                and ctx.step - mem.planned_at < s.event_debounce):
+        if (
+            ctx.trigger in EVENT_TRIGGERS
+            and t.current is not None
+            and s.event_debounce
+            and ctx.step - mem.planned_at < s.event_debounce
+        ):
             self.usage.event(ctx.episode, "debounced")
-            return await self._keep(t, f"{ctx.trigger} within {s.event_debounce} steps of the last VLM decision")
+            return await self._keep(
+                t, f"{ctx.trigger} within {s.event_debounce} steps of the last VLM decision"
+            )
         mem.planned_at = ctx.step
         t.obs = build_observation(ctx.view, ctx.minimap, images=self.images)
         values = self._values(t)
-        reflect = (self.reflection and t.current is not None and t.current.name == mem.skill
-                   and ctx.step - mem.skill_since >= s.min_reflection_steps)
+        reflect = (
+            self.reflection
+            and t.current is not None
+            and t.current.name == mem.skill
+            and ctx.step - mem.skill_since >= s.min_reflection_steps
+        )
         # Reflection reads the memory as it was when this decision started (perception, running
         # concurrently, updates it; which finishes first must not change the prompt).
         before = mem.perception
@@ -209,8 +242,9 @@ class VLMPlanner:
         elif reflect:
             # Concurrent, each into its own records, joined in a fixed order (not completion order).
             rec_p, rec_r = Recorder([]), Recorder([])
-            perception, reflection = await asyncio.gather(self._perceive(t, values, rec_p),
-                                                          self._reflect(t, values, before, rec_r))
+            perception, reflection = await asyncio.gather(
+                self._perceive(t, values, rec_p), self._reflect(t, values, before, rec_r)
+            )
             t.rec.records.extend(rec_p.records + rec_r.records)
         else:
             perception, reflection = await self._perceive(t, values, t.rec), None
@@ -228,7 +262,9 @@ class VLMPlanner:
         if plan.skill_fits and t.current is not None and s.skip_actor_when_fits:
             return await self._keep(t, "task reasoning: the current skill fits the sub-task", subtask)
         hits = await self._retrieve(t, subtask)
-        fits = any(h.score >= s.fit_threshold for h in hits if t.current is None or h.skill.name != t.current.name)
+        fits = any(
+            h.score >= s.fit_threshold for h in hits if t.current is None or h.skill.name != t.current.name
+        )
         if not fits and self._may_synthesize(t):
             new = await self._synthesize(t, values, subtask, hits)
             if new is not None:
@@ -260,8 +296,9 @@ class VLMPlanner:
             t.mem.perception = result
         return result
 
-    async def _reflect(self, t: _Turn, base: dict[str, str], before: Perception | None,
-                       rec: Recorder) -> Reflection | NoAnswer:
+    async def _reflect(
+        self, t: _Turn, base: dict[str, str], before: Perception | None, rec: Recorder
+    ) -> Reflection | NoAnswer:
         ctx, mem = t.ctx, t.mem
         frames = _pick(mem.frames_since_decision() + [self._now_frame(t)], self.settings.reflection_frames)
         pngs, lines = [], []
@@ -274,13 +311,15 @@ class VLMPlanner:
                 lines.append(f"(no screenshot) {f.caption}")
         reward = mem.reward_since_skill()
         values = dict(base)
-        values.update({
-            "task_description": mem.subtask or ctx.task,
-            "event_count": str(len(pngs)),
-            "image_introduction": "\n".join(lines),
-            "cumulative_reward": f"{ctx.reward_since_decision if reward is None else reward:.3f}",
-            "game_situation": _situation_text(before) if before else NONE,
-        })
+        values.update(
+            {
+                "task_description": mem.subtask or ctx.task,
+                "event_count": str(len(pngs)),
+                "image_introduction": "\n".join(lines),
+                "cumulative_reward": f"{ctx.reward_since_decision if reward is None else reward:.3f}",
+                "game_situation": _situation_text(before) if before else NONE,
+            }
+        )
         result = await self.modules.run("reflection", values, parse_reflection, rec, ctx.episode, tuple(pngs))
         if isinstance(result, Reflection):
             mem.reflection = result
@@ -295,7 +334,9 @@ class VLMPlanner:
             return (await self._keep(t, "nothing retrieved")).skill
         names = [c.name for c in candidates]
         v = {**values, "skill_library": skill_listing(candidates)}
-        result = await self.modules.run("actor", v, lambda text: parse_actor(text, names), t.rec, t.ctx.episode)
+        result = await self.modules.run(
+            "actor", v, lambda text: parse_actor(text, names), t.rec, t.ctx.episode
+        )
         if isinstance(result, ActorChoice) and result.skill in names:
             return result.skill
         if isinstance(result, ActorChoice):
@@ -335,18 +376,25 @@ class VLMPlanner:
             self._helpers[skill.code_hash] = bool(nested_functions(skill.code, skill.name) & set(NESTED))
         return self._helpers[skill.code_hash]
 
-    async def _synthesize(self, t: _Turn, values: dict[str, str], subtask: str,
-                          hits: list[Retrieved]) -> str | None:
+    async def _synthesize(
+        self, t: _Turn, values: dict[str, str], subtask: str, hits: list[Retrieved]
+    ) -> str | None:
         ctx, rec = t.ctx, t.rec
         parent = self._parent(t, hits)
         if parent is None:
-            rec.add("skill_synthesis", kind="skipped", reason="no skill with score_target/control_logic to refine")
+            rec.add(
+                "skill_synthesis", kind="skipped", reason="no skill with score_target/control_logic to refine"
+            )
             return None
         t.mem.syntheses += 1
         self._syntheses.setdefault(ctx.episode, []).append(ctx.step)
-        v = {**values, "previous_action": f"{parent.name}(obs='current')", "action_code": parent.code,
-             "skill_library": skill_listing([h.skill for h in hits]),
-             "image_introduction": self._text_intro(t)}
+        v = {
+            **values,
+            "previous_action": f"{parent.name}(obs='current')",
+            "action_code": parent.code,
+            "skill_library": skill_listing([h.skill for h in hits]),
+            "image_introduction": self._text_intro(t),
+        }
         result = await self.modules.run("skill_synthesis", v, parse_synthesis, rec, ctx.episode)
         if not isinstance(result, SkillCode) or result.code is None:
             return None
@@ -365,12 +413,19 @@ class VLMPlanner:
             if code is None:
                 self.usage.event(ctx.episode, "synthesis_rejected")
                 return None
-        meta = {"provenance": "generated", "parent": parent.name, "model": self.client.label,
-                "subtask": first_line(subtask, 200), "replaced": candidate.replaced}
+        meta = {
+            "provenance": "generated",
+            "parent": parent.name,
+            "model": self.client.label,
+            "subtask": first_line(subtask, 200),
+            "replaced": candidate.replaced,
+        }
         stored = await self._add(t, name, code, meta)
         if stored is not None:
             self.usage.event(ctx.episode, "synthesized")
-            rec.add("skill_synthesis", kind="added", skill=stored, parent=parent.name, replaced=candidate.replaced)
+            rec.add(
+                "skill_synthesis", kind="added", skill=stored, parent=parent.name, replaced=candidate.replaced
+            )
         return stored
 
     async def _repair_path(self, t: _Turn) -> str | None:
@@ -379,17 +434,25 @@ class VLMPlanner:
         assert broken is not None
         error = ctx.last_error
         if error is None or self.max_repairs <= 0 or "skill_repair" not in self.templates:
-            t.rec.add("skill_repair", kind="skipped", skill=broken.name,
-                      reason="repairs disabled" if self.max_repairs <= 0 else "no error or no repair template")
+            t.rec.add(
+                "skill_repair",
+                kind="skipped",
+                skill=broken.name,
+                reason="repairs disabled" if self.max_repairs <= 0 else "no error or no repair template",
+            )
             return None
         name = _version_base(broken.name)
         code = await self._repair_loop(t, name, rename_function(broken.code, broken.name, name), error)
         if code is None:
             self.usage.event(ctx.episode, "repair_failed")
             return None
-        meta = {"provenance": "generated", "parent": broken.name, "model": self.client.label,
-                "subtask": broken.meta.get("subtask", first_line(ctx.subtask or ctx.task, 200)),
-                "replaced": "repair"}
+        meta = {
+            "provenance": "generated",
+            "parent": broken.name,
+            "model": self.client.label,
+            "subtask": broken.meta.get("subtask", first_line(ctx.subtask or ctx.task, 200)),
+            "replaced": "repair",
+        }
         stored = await self._add(t, name, code, meta)
         if stored is not None:
             self.usage.event(ctx.episode, "repaired")
@@ -401,9 +464,15 @@ class VLMPlanner:
         ctx = t.ctx
         for attempt in range(1, self.max_repairs + 1):
             values = self._values(t)
-            values.update({"previous_action": f"{name}(obs='current')", "action_code": code,
-                           "error_report": _error_text(error), "image_introduction": self._text_intro(t),
-                           "task_description": t.mem.subtask or ctx.subtask or ctx.task})
+            values.update(
+                {
+                    "previous_action": f"{name}(obs='current')",
+                    "action_code": code,
+                    "error_report": _error_text(error),
+                    "image_introduction": self._text_intro(t),
+                    "task_description": t.mem.subtask or ctx.subtask or ctx.task,
+                }
+            )
             result = await self.modules.run("skill_repair", values, parse_repair, t.rec, ctx.episode)
             if not isinstance(result, SkillCode) or result.code is None:
                 continue
@@ -413,8 +482,13 @@ class VLMPlanner:
                 t.rec.add("skill_repair", kind="attempt", attempt=attempt, ok=False, error=str(exc))
                 continue
             new_error = try_skill(fixed, name, self.family, ctx.view, t.seed)
-            t.rec.add("skill_repair", kind="attempt", attempt=attempt, ok=new_error is None,
-                      error=_error_text(new_error) if new_error else None)
+            t.rec.add(
+                "skill_repair",
+                kind="attempt",
+                attempt=attempt,
+                ok=new_error is None,
+                error=_error_text(new_error) if new_error else None,
+            )
             if new_error is None:
                 return fixed
             code, error = fixed, new_error
@@ -435,8 +509,16 @@ class VLMPlanner:
             return None
         finally:
             self._order.release(t.round, ctx.agent_id)
-        self.added.append({"skill": stored.name, "parent": meta["parent"], "episode": ctx.episode,
-                           "step": ctx.step, "agent": ctx.agent_id, "kind": meta.get("replaced", "")})
+        self.added.append(
+            {
+                "skill": stored.name,
+                "parent": meta["parent"],
+                "episode": ctx.episode,
+                "step": ctx.step,
+                "agent": ctx.agent_id,
+                "kind": meta.get("replaced", ""),
+            }
+        )
         return stored.name
 
     # --- helpers ----------------------------------------------------------------------------
@@ -457,8 +539,9 @@ class VLMPlanner:
         keeps serving the other agents' VLM calls meanwhile.
         """
         hits = await asyncio.to_thread(self._retrieve_locked, t, query)
-        t.rec.add("retrieval", kind="retrieval", query=query,
-                  hits=[[h.skill.name, round(h.score, 4)] for h in hits])
+        t.rec.add(
+            "retrieval", kind="retrieval", query=query, hits=[[h.skill.name, round(h.score, 4)] for h in hits]
+        )
         return hits
 
     def _retrieve_locked(self, t: _Turn, query: str) -> list[Retrieved]:
@@ -478,14 +561,26 @@ class VLMPlanner:
         ctx, mem = t.ctx, t.mem
         obs = t.obs or build_observation(ctx.view, ctx.minimap, images=False)
         t.obs = obs
-        last = (f"At step {mem.skill_since} you chose {mem.skill} for: {first_line(mem.subtask or '', 200)}"
-                if mem.skill else "")
+        last = (
+            f"At step {mem.skill_since} you chose {mem.skill} for: {first_line(mem.subtask or '', 200)}"
+            if mem.skill
+            else ""
+        )
         values = common_values(
-            unit_type=ctx.view.own.unit_type, unit_id=ctx.agent_id, scenario=_scenario(ctx.scenario),
-            task=ctx.subtask or ctx.task, overall_task=ctx.task, obs=obs, ally_tasks=ctx.ally_tasks,
-            reward=ctx.reward_since_decision, history=mem.history(), last_reasoning=last,
+            unit_type=ctx.view.own.unit_type,
+            unit_id=ctx.agent_id,
+            scenario=_scenario(ctx.scenario),
+            task=ctx.subtask or ctx.task,
+            overall_task=ctx.task,
+            obs=obs,
+            ally_tasks=ctx.ally_tasks,
+            reward=ctx.reward_since_decision,
+            history=mem.history(),
+            last_reasoning=last,
             situation=_situation_text(mem.perception) if mem.perception else "",
-            reflection=_reflection_text(mem.reflection) if mem.reflection else "", current=t.current)
+            reflection=_reflection_text(mem.reflection) if mem.reflection else "",
+            current=t.current,
+        )
         values["previous_reasoning"] = mem.reasoning or NONE
         return values
 
@@ -508,6 +603,7 @@ class VLMPlanner:
 
 
 # --- small pure helpers ---------------------------------------------------------------------
+
 
 def _scenario(spec: str) -> str:
     return spec.split(":", 1)[1] if ":" in spec else spec

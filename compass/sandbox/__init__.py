@@ -3,5 +3,12 @@
 from compass.sandbox.guards import BudgetExceeded, SkillError
 from compass.sandbox.runtime import CompiledSkill, SkillExecutor, SkillResult, code_hash, compile_skill
 
-__all__ = ["BudgetExceeded", "CompiledSkill", "SkillError", "SkillExecutor", "SkillResult", "code_hash",
-           "compile_skill"]
+__all__ = [
+    "BudgetExceeded",
+    "CompiledSkill",
+    "SkillError",
+    "SkillExecutor",
+    "SkillResult",
+    "code_hash",
+    "compile_skill",
+]

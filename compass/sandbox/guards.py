@@ -91,9 +91,20 @@ def guarded_lshift(a, b):
     return a << b
 
 
-_INPLACE = {"+=": operator.add, "-=": operator.sub, "*=": guarded_mul, "/=": operator.truediv,
-            "//=": operator.floordiv, "%=": operator.mod, "**=": guarded_pow, "<<=": guarded_lshift,
-            ">>=": operator.rshift, "|=": operator.or_, "&=": operator.and_, "^=": operator.xor}
+_INPLACE = {
+    "+=": operator.add,
+    "-=": operator.sub,
+    "*=": guarded_mul,
+    "/=": operator.truediv,
+    "//=": operator.floordiv,
+    "%=": operator.mod,
+    "**=": guarded_pow,
+    "<<=": guarded_lshift,
+    ">>=": operator.rshift,
+    "|=": operator.or_,
+    "&=": operator.and_,
+    "^=": operator.xor,
+}
 
 
 def inplacevar(op: str, x, y):
@@ -156,12 +167,31 @@ def _public(mod, exclude: frozenset[str] = frozenset()) -> dict:
 
 def make_modules(rng: _random.Random) -> dict[str, object]:
     """The modules a skill may import; ``random`` is the episode's seeded generator."""
-    rand = _module("random", **{k: getattr(rng, k) for k in (
-        "random", "uniform", "randint", "choice", "choices", "shuffle", "sample", "gauss")})
+    rand = _module(
+        "random",
+        **{
+            k: getattr(rng, k)
+            for k in ("random", "uniform", "randint", "choice", "choices", "shuffle", "sample", "gauss")
+        },
+    )
     # Infinite or combinatorial iterators can exhaust memory inside one C call; leave them out.
-    iters = _module("itertools", **_public(itertools, frozenset(
-        {"count", "cycle", "repeat", "product", "permutations", "combinations",
-         "combinations_with_replacement"})))
+    iters = _module(
+        "itertools",
+        **_public(
+            itertools,
+            frozenset(
+                {
+                    "count",
+                    "cycle",
+                    "repeat",
+                    "product",
+                    "permutations",
+                    "combinations",
+                    "combinations_with_replacement",
+                }
+            ),
+        ),
+    )
     return {
         "math": _module("math", **_public(math)),
         "random": rand,
@@ -180,14 +210,35 @@ def make_builtins(modules: dict[str, object]) -> dict[str, object]:
 
     def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
         if name not in modules:
-            raise SkillError(f"import of {name!r} is not allowed; allowed: {', '.join(ALLOWED_MODULES)}",
-                             kind="policy")
+            raise SkillError(
+                f"import of {name!r} is not allowed; allowed: {', '.join(ALLOWED_MODULES)}", kind="policy"
+            )
         return modules[name]
 
     b = dict(safe_builtins)
-    for name in ("min", "max", "sum", "any", "all", "enumerate", "map", "filter", "reversed", "list", "sorted",
-                 "zip", "tuple",
-                 "dict", "set", "frozenset", "iter", "next", "hasattr", "getattr", "isinstance"):
+    for name in (
+        "min",
+        "max",
+        "sum",
+        "any",
+        "all",
+        "enumerate",
+        "map",
+        "filter",
+        "reversed",
+        "list",
+        "sorted",
+        "zip",
+        "tuple",
+        "dict",
+        "set",
+        "frozenset",
+        "iter",
+        "next",
+        "hasattr",
+        "getattr",
+        "isinstance",
+    ):
         b[name] = getattr(builtins, name)
     b["getattr"] = checked_getattr
     b["range"] = guarded_range

@@ -14,19 +14,19 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from compass.envs.base import AgentView
+from compass.core.types import AgentView
 from compass.sandbox.guards import SkillError
-from compass.sandbox.runtime import CompiledSkill, SkillExecutor, SkillResult, compile_skill, family_api
+from compass.sandbox.runtime import CompiledSkill, SkillExecutor, SkillResult, compile_skill, load_api
 
 __all__ = ["IsolatedExecutor"]
 
 
-def _worker(conn: Any, family: str, seed: int, max_ticks: int, max_seconds: float, memory_mb: int) -> None:
+def _worker(conn: Any, api: str, seed: int, max_ticks: int, max_seconds: float, memory_mb: int) -> None:
     import resource
 
     limit = memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    executor = SkillExecutor(family, seed=seed, max_ticks=max_ticks, max_seconds=max_seconds)
+    executor = SkillExecutor(api, seed=seed, max_ticks=max_ticks, max_seconds=max_seconds)
     compiled: dict[str, CompiledSkill] = {}
     while True:
         msg = conn.recv()
@@ -35,7 +35,7 @@ def _worker(conn: Any, family: str, seed: int, max_ticks: int, max_seconds: floa
         (name, source, filename, line_offset, code_hash), view = msg
         skill = compiled.get(code_hash)
         if skill is None:
-            skill = compiled[code_hash] = compile_skill(source, name, family, filename, line_offset)
+            skill = compiled[code_hash] = compile_skill(source, name, "", filename, line_offset)
         try:
             r = executor.run(skill, view)
             err = None if r.error is None else (str(r.error), r.error.kind, r.error.traceback)
@@ -47,11 +47,16 @@ def _worker(conn: Any, family: str, seed: int, max_ticks: int, max_seconds: floa
 class IsolatedExecutor:
     """Runs skills in a separate process (``spawn``: forking a JAX process is unsafe)."""
 
-    def __init__(self, family: str, seed: int = 0, max_ticks: int = 200_000, max_seconds: float = 0.5,
-                 memory_mb: int = 1024) -> None:
-        self.family = family
-        self.api = family_api(family)
-        self._args = (family, seed, max_ticks, max_seconds, memory_mb)
+    def __init__(
+        self,
+        api: str,
+        seed: int = 0,
+        max_ticks: int = 200_000,
+        max_seconds: float = 0.5,
+        memory_mb: int = 1024,
+    ) -> None:
+        self.api = load_api(api)
+        self._args = (api, seed, max_ticks, max_seconds, memory_mb)
         self.deadline = max_seconds * 4 + 1.0  # the worker's own budget fires first; this is the backstop
         self._ctx = mp.get_context("spawn")
         self._proc = None
@@ -72,8 +77,10 @@ class IsolatedExecutor:
     def run(self, skill: CompiledSkill, view: AgentView) -> SkillResult:
         """Like ``SkillExecutor.run``; a dead or stuck worker becomes a SkillError and is replaced."""
         start = time.perf_counter()
-        payload = ((skill.name, skill.source, skill.filename, skill.line_offset, skill.code_hash),
-                   replace(view, render=None, text_fn=None))
+        payload = (
+            (skill.name, skill.source, skill.filename, skill.line_offset, skill.code_hash),
+            replace(view, render=None, text_fn=None),
+        )
         error: SkillError | None = None
         action, ticks = None, 0
         try:
@@ -83,12 +90,16 @@ class IsolatedExecutor:
                 if err is not None:
                     error = SkillError(err[0], skill.name, err[1], err[2])
             else:
-                error = SkillError(f"{skill.name}: no answer within {self.deadline:.1f} s; worker restarted",
-                                   skill.name, "budget")
+                error = SkillError(
+                    f"{skill.name}: no answer within {self.deadline:.1f} s; worker restarted",
+                    skill.name,
+                    "budget",
+                )
                 self._restart()
         except (EOFError, BrokenPipeError, ConnectionResetError, OSError) as e:
-            error = SkillError(f"{skill.name}: skill worker died ({type(e).__name__}); restarted",
-                               skill.name, "resource")
+            error = SkillError(
+                f"{skill.name}: skill worker died ({type(e).__name__}); restarted", skill.name, "resource"
+            )
             self._restart()
         if action is None:
             action = self.api.default_action(view)

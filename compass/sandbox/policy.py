@@ -52,10 +52,15 @@ class SkillPolicy(RestrictingNodeTransformer):
         node = super().visit_Attribute(node)  # refuses _names and frame/code attributes
         # Only str.format/format_map can misuse an allowed attribute name (format strings reach
         # forbidden attributes); every other read skips the runtime guard, which is hot code.
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_getattr_"
-                and node.args[1].value not in ("format", "format_map")):
-            return ast.copy_location(ast.Attribute(value=node.args[0], attr=node.args[1].value, ctx=ast.Load()),
-                                     node)
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "_getattr_"
+            and node.args[1].value not in ("format", "format_map")
+        ):
+            return ast.copy_location(
+                ast.Attribute(value=node.args[0], attr=node.args[1].value, ctx=ast.Load()), node
+            )
         return node
 
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
@@ -70,13 +75,17 @@ class SkillPolicy(RestrictingNodeTransformer):
             node = self.node_contents_visit(node)
             target = node.target
             # The container is written through the write guard, like a plain item assignment.
-            target.value = ast.fix_missing_locations(ast.copy_location(_call("_write_", target.value), target))
+            target.value = ast.fix_missing_locations(
+                ast.copy_location(_call("_write_", target.value), target)
+            )
             guard = _GUARDED_BINOPS.get(type(node.op))
             if guard is None:
                 return node
             load = type(target)(**{**{f: getattr(target, f) for f in target._fields}, "ctx": ast.Load()})
             value = ast.copy_location(_call(guard, load, node.value), node)
-            return ast.fix_missing_locations(ast.copy_location(ast.Assign(targets=[target], value=value), node))
+            return ast.fix_missing_locations(
+                ast.copy_location(ast.Assign(targets=[target], value=value), node)
+            )
         return super().visit_AugAssign(node)
 
 

@@ -17,20 +17,20 @@ import time
 import traceback
 from dataclasses import dataclass
 from types import CodeType, ModuleType
+from typing import Protocol
 
-from compass.envs.base import AgentView
+from compass.core.types import AgentView
 from compass.sandbox.guards import Budget, SkillError, make_builtins, make_guards, make_modules
 from compass.sandbox.policy import compile_restricted_skill
 
-FAMILY_APIS = {"combat": "compass.sandbox.combat_api", "alem": "compass.sandbox.alem_api"}
 
+def load_api(api: str | ModuleType) -> ModuleType:
+    """The skill API module (``make_api(view, rng)``, ``default_action(view)``) by dotted path.
 
-def family_api(family: str) -> ModuleType:
-    """The module that provides ``make_api(view, rng)`` and ``default_action(view)`` for a family."""
-    try:
-        return importlib.import_module(FAMILY_APIS[family])
-    except KeyError:
-        raise ValueError(f"unknown skill family {family!r}; valid: {', '.join(FAMILY_APIS)}") from None
+    The sandbox knows no game: each game family names its API module (``GameFamily.skill_api``),
+    and a path (not the module) is what crosses into an isolated worker process.
+    """
+    return api if isinstance(api, ModuleType) else importlib.import_module(api)
 
 
 @dataclass(frozen=True)
@@ -53,29 +53,42 @@ def code_hash(source: str) -> str:
 
 def _check_shape(tree: ast.Module, name: str, filename: str) -> None:
     funcs = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
-    others = [n for n in tree.body if not isinstance(n, ast.FunctionDef)
-              and not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+    others = [
+        n
+        for n in tree.body
+        if not isinstance(n, ast.FunctionDef)
+        and not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))
+    ]
     if others:
-        raise SkillError(f"{filename}:{others[0].lineno}: a skill file holds only its function "
-                         f"(found a top-level {type(others[0]).__name__})", name, "compile")
+        raise SkillError(
+            f"{filename}:{others[0].lineno}: a skill file holds only its function "
+            f"(found a top-level {type(others[0]).__name__})",
+            name,
+            "compile",
+        )
     if [f.name for f in funcs] != [name]:
-        raise SkillError(f"{filename}: expected exactly one function named {name!r}, found "
-                         f"{[f.name for f in funcs] or 'none'}", name, "compile")
+        raise SkillError(
+            f"{filename}: expected exactly one function named {name!r}, found "
+            f"{[f.name for f in funcs] or 'none'}",
+            name,
+            "compile",
+        )
     args = funcs[0].args
     if len(args.args) != 1 or args.vararg or args.kwonlyargs:
-        raise SkillError(f"{filename}:{funcs[0].lineno}: {name} must take exactly one argument (obs)",
-                         name, "compile")
+        raise SkillError(
+            f"{filename}:{funcs[0].lineno}: {name} must take exactly one argument (obs)", name, "compile"
+        )
 
 
-def compile_skill(source: str, name: str, family: str, filename: str | None = None,
-                  line_offset: int = 0) -> CompiledSkill:
+def compile_skill(
+    source: str, name: str, family: str, filename: str | None = None, line_offset: int = 0
+) -> CompiledSkill:
     """Compile ``source`` defining ``def name(obs)``; errors say file and line.
 
     ``line_offset`` is the number of file lines before ``source`` (a skill file's metadata
     header), so that errors and tracebacks name lines of the file a person edits.
     """
     filename = filename or f"<skill {name}>"
-    family_api(family)  # validate early
     padded = "\n" * line_offset + source
     try:
         tree = ast.parse(padded, filename=filename)
@@ -86,8 +99,9 @@ def compile_skill(source: str, name: str, family: str, filename: str | None = No
         code = compile_restricted_skill(padded, filename)
     except SyntaxError as e:
         # RestrictedPython joins every violation ("Line N: ...") into one message.
-        raise SkillError(f"{filename}: not allowed in a skill: {_restricted_errors(e)}",
-                         name, "compile") from None
+        raise SkillError(
+            f"{filename}: not allowed in a skill: {_restricted_errors(e)}", name, "compile"
+        ) from None
     return CompiledSkill(name, family, source, code, code_hash(source), filename, line_offset)
 
 
@@ -101,21 +115,34 @@ class SkillResult:
     seconds: float
 
 
+class Executor(Protocol):
+    """What runs a compiled skill on a view: in-process (:class:`SkillExecutor`) or isolated."""
+
+    def run(self, skill: CompiledSkill, view: AgentView) -> SkillResult: ...
+
+    def close(self) -> None: ...
+
+
 class SkillExecutor:
     """Runs compiled skills for one episode; keeps one namespace per (skill, agent).
 
     Per-agent namespaces keep decentralised agents from sharing state through module globals.
     """
 
-    def __init__(self, family: str, seed: int = 0, max_ticks: int = 200_000, max_seconds: float = 0.5) -> None:
-        self.family = family
-        self.api = family_api(family)
+    def __init__(
+        self, api: str | ModuleType, seed: int = 0, max_ticks: int = 200_000, max_seconds: float = 0.5
+    ) -> None:
+        self.api = load_api(api)
         self.rng = random.Random(seed)
         self.budget = Budget(max_ticks, max_seconds)
         modules = make_modules(self.rng)
         # math and random are pre-imported: the paper's skills call random.choice without importing it.
-        self._base = {"__builtins__": make_builtins(modules), **make_guards(self.budget),
-                      "math": modules["math"], "random": modules["random"]}
+        self._base = {
+            "__builtins__": make_builtins(modules),
+            **make_guards(self.budget),
+            "math": modules["math"],
+            "random": modules["random"],
+        }
         self._namespaces: dict[tuple[str, int], dict] = {}
 
     def _namespace(self, skill: CompiledSkill, agent_id: int) -> dict:
@@ -146,10 +173,13 @@ class SkillExecutor:
             e.traceback = _skill_traceback(skill)
             error = e
         except RecursionError:
-            error = SkillError(f"{skill.name}: recursion too deep", skill.name, "budget", _skill_traceback(skill))
+            error = SkillError(
+                f"{skill.name}: recursion too deep", skill.name, "budget", _skill_traceback(skill)
+            )
         except Exception as e:  # any fault in untrusted code becomes a recorded error, by design
-            error = SkillError(f"{skill.name}: {type(e).__name__}: {e}", skill.name, "runtime",
-                               _skill_traceback(skill))
+            error = SkillError(
+                f"{skill.name}: {type(e).__name__}: {e}", skill.name, "runtime", _skill_traceback(skill)
+            )
         if error is None:
             error = _check_action(skill.name, action, view)
         if error is not None:
@@ -159,11 +189,18 @@ class SkillExecutor:
 
 def _check_action(name: str, action: object, view: AgentView) -> SkillError | None:
     if isinstance(action, bool) or not isinstance(action, numbers.Integral):
-        return SkillError(f"{name} returned {action!r} ({type(action).__name__}), not an action index",
-                          name, "invalid_action")
+        return SkillError(
+            f"{name} returned {action!r} ({type(action).__name__}), not an action index",
+            name,
+            "invalid_action",
+        )
     if int(action) not in view.avail_actions:
-        return SkillError(f"{name} returned action {action}, which is not available "
-                          f"(available: {list(view.avail_actions)})", name, "invalid_action")
+        return SkillError(
+            f"{name} returned action {action}, which is not available "
+            f"(available: {list(view.avail_actions)})",
+            name,
+            "invalid_action",
+        )
     return None
 
 
@@ -171,8 +208,11 @@ def _skill_traceback(skill: CompiledSkill) -> str:
     """The traceback lines inside the skill's own file, so a VLM repairing it sees only its code."""
     frames = [f for f in traceback.extract_tb(sys.exc_info()[2]) if f.filename == skill.filename]
     lines = [""] * skill.line_offset + skill.source.splitlines()
-    out = [f'  File "{skill.filename}", line {f.lineno}, in {f.name}\n    '
-           f"{lines[f.lineno - 1].strip() if 0 < f.lineno <= len(lines) else ''}" for f in frames]
+    out = [
+        f'  File "{skill.filename}", line {f.lineno}, in {f.name}\n    '
+        f"{lines[f.lineno - 1].strip() if 0 < f.lineno <= len(lines) else ''}"
+        for f in frames
+    ]
     exc = sys.exc_info()[1]
     return "Traceback (skill frames):\n" + "\n".join(out) + f"\n{type(exc).__name__}: {exc}"
 
@@ -182,12 +222,12 @@ def _restricted_errors(e: SyntaxError) -> str:
     return "; ".join(str(x) for x in errors)
 
 
-def make_executor(family: str, seed: int, isolation: str = "inprocess") -> SkillExecutor:
+def make_executor(api: str, seed: int, isolation: str = "inprocess") -> Executor:
     """The executor for a run: in-process (fast, guarded) or a worker process (memory-capped)."""
     if isolation == "process":
         from compass.sandbox.isolated import IsolatedExecutor
 
-        return IsolatedExecutor(family, seed=seed)  # same run() interface
+        return IsolatedExecutor(api, seed=seed)
     if isolation != "inprocess":
         raise ValueError(f"unknown isolation {isolation!r}; valid: inprocess, process")
-    return SkillExecutor(family, seed=seed)
+    return SkillExecutor(api, seed=seed)

@@ -58,11 +58,18 @@ class Embedder:
         so the on-disk cache holds skill descriptions and does not grow with every sub-task.
         """
         keys = [_key(t) for t in texts]
-        missing = [(k, t) for k, t in dict(zip(keys, texts, strict=True)).items()
-                   if k not in self._cache and k not in self._queries]
+        missing = [
+            (k, t)
+            for k, t in dict(zip(keys, texts, strict=True)).items()
+            if k not in self._cache and k not in self._queries
+        ]
         if missing:
-            vecs = _model().encode([t for _, t in missing], normalize_embeddings=True,
-                                   convert_to_numpy=True, show_progress_bar=False)
+            vecs = _model().encode(
+                [t for _, t in missing],
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
             store = self._cache if persist else self._queries
             for (k, _), v in zip(missing, vecs, strict=True):
                 store[k] = v.astype(np.float32)

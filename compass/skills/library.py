@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from compass.core.family import get_family
 from compass.sandbox import CompiledSkill, SkillError, compile_skill
 from compass.skills.embedding import Embedder
 from compass.skills.skill import Skill, parse_skill_source, validate_name
@@ -20,12 +21,10 @@ from compass.util.atomic import atomic_write_json, atomic_write_text
 STATS_FILE = "_stats.json"
 
 
-def default_library_root() -> Path:
-    """The starting library shipped in the repository (``skill_library/``), or $COMPASS_LIBRARY."""
+def default_library_root() -> Path | None:
+    """$COMPASS_LIBRARY when set (a root holding ``<family>/``), else None: each family's shipped seed skills."""
     env = os.environ.get("COMPASS_LIBRARY")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[2] / "skill_library"
+    return Path(env) if env else None
 
 
 def default_cache_dir() -> Path:
@@ -52,12 +51,20 @@ class Retrieved:
 
 
 class SkillLibrary:
-    """Skills of one family in ``root/family``: load, compile, add, retrieve, count uses."""
+    """Skills of one family in ``root/family``: load, compile, add, retrieve, count uses.
 
-    def __init__(self, root: str | os.PathLike, family: str, embedder: Embedder | None = None) -> None:
-        self.root = Path(root)
+    ``root=None`` opens the family's shipped seed library (package data), which runs only read.
+    """
+
+    def __init__(self, root: str | os.PathLike | None, family: str, embedder: Embedder | None = None) -> None:
         self.family = family
-        self.dir = self.root / family
+        self.shipped = root is None
+        if root is None:
+            self.dir = get_family(family).seed_skills_dir
+            self.root = self.dir.parent
+        else:
+            self.root = Path(root)
+            self.dir = self.root / family
         self.embedder = embedder or Embedder(default_cache_dir() / "embeddings")
         self.skills: dict[str, Skill] = {}
         self.compiled: dict[str, CompiledSkill] = {}
@@ -124,7 +131,9 @@ class SkillLibrary:
         try:
             return self.skills[name]
         except KeyError:
-            raise KeyError(f"no skill named {name!r} in {self.dir} (have: {', '.join(self.names())})") from None
+            raise KeyError(
+                f"no skill named {name!r} in {self.dir} (have: {', '.join(self.names())})"
+            ) from None
 
     def retrieve(self, query: str, k: int = 5) -> list[Retrieved]:
         """The ``k`` skills whose descriptions are most similar to ``query`` (cosine), best first."""
@@ -168,8 +177,9 @@ class SkillLibrary:
         skill.meta.setdefault("provenance", "generated")
         skill.meta.setdefault("created", datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
         path = self.dir / f"{name}.py"
-        compiled = compile_skill(skill.code, skill.name, self.family, str(path),
-                                 line_offset=header_length(skill.file_text()))
+        compiled = compile_skill(
+            skill.code, skill.name, self.family, str(path), line_offset=header_length(skill.file_text())
+        )
         atomic_write_text(path, skill.file_text())
         skill.path = path
         self.skills[name] = skill

@@ -66,8 +66,7 @@ def validate_name(name: str) -> str:
     return name
 
 
-def parse_skill_source(text: str, family: str, path: Path | None = None,
-                       name: str | None = None) -> Skill:
+def parse_skill_source(text: str, family: str, path: Path | None = None, name: str | None = None) -> Skill:
     """Split a skill file into header metadata and code; find its function and docstring.
 
     Raises ``SyntaxError`` (with file and line) for code that does not parse and ``ValueError``
@@ -85,7 +84,9 @@ def parse_skill_source(text: str, family: str, path: Path | None = None,
     tree = ast.parse(code, filename=str(path or "<skill>"))  # SyntaxError lines are relative to code
     funcs = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
     if len(funcs) != 1:
-        raise ValueError(f"{path or '<skill>'}: a skill file defines exactly one function, found {len(funcs)}")
+        raise ValueError(
+            f"{path or '<skill>'}: a skill file defines exactly one function, found {len(funcs)}"
+        )
     fn = funcs[0]
     expected = name or (path.stem if path else fn.name)
     if fn.name != expected:

@@ -58,8 +58,9 @@ class ResponseCache:
         tmp_name: str | None = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=f".{key[:8]}.",
-                                             suffix=".tmp", delete=False) as tmp:
+            with tempfile.NamedTemporaryFile(
+                "w", encoding="utf-8", dir=path.parent, prefix=f".{key[:8]}.", suffix=".tmp", delete=False
+            ) as tmp:
                 tmp_name = tmp.name
                 json.dump(payload, tmp, ensure_ascii=False)
             os.replace(tmp_name, path)

@@ -58,7 +58,9 @@ class VLMClient:
     #: The backend-independent prompt hash that traces store (``key_prompt``) and replay matches.
     prompt_key = staticmethod(prompt_key)
 
-    def __init__(self, backend: Backend, config: VLMConfig | None = None, meter: UsageMeter | None = None) -> None:
+    def __init__(
+        self, backend: Backend, config: VLMConfig | None = None, meter: UsageMeter | None = None
+    ) -> None:
         self.backend = backend
         self.config = config or VLMConfig()
         self.usage = meter or UsageMeter()
@@ -67,10 +69,14 @@ class VLMClient:
         self._backoff = Backoff(self.config.backoff_base_s, self.config.backoff_max_s)
         self._price = price_for(backend.price_backend, backend.model, self.config.prices)
         if self._price is None:
-            log.warning("no price known for %s; its cost is counted as 0 (set VLMConfig.prices)", backend.label)
+            log.warning(
+                "no price known for %s; its cost is counted as 0 (set VLMConfig.prices)", backend.label
+            )
 
     @classmethod
-    def from_spec(cls, spec: str, config: VLMConfig | None = None, meter: UsageMeter | None = None) -> VLMClient:
+    def from_spec(
+        cls, spec: str, config: VLMConfig | None = None, meter: UsageMeter | None = None
+    ) -> VLMClient:
         """A client for ``spec`` (see :data:`compass.vlm.spec.SPEC_HELP`); raises :class:`VLMError`
         for an unknown prefix, a missing API key or a missing optional dependency."""
         config = config or VLMConfig()
@@ -95,16 +101,31 @@ class VLMClient:
             latency = time.perf_counter() - start
         completion = self._completion(req, reply, key, latency, attempts)
         if self.cache is not None and self.backend.cacheable:
-            self.cache.put(key, {
-                "text": completion.text, "prompt_tokens": completion.prompt_tokens,
-                "completion_tokens": completion.completion_tokens, "backend": completion.backend,
-                "model": completion.model, "tag": req.tag, "latency_s": latency, "cost_usd": completion.cost_usd,
-            })
+            self.cache.put(
+                key,
+                {
+                    "text": completion.text,
+                    "prompt_tokens": completion.prompt_tokens,
+                    "completion_tokens": completion.completion_tokens,
+                    "backend": completion.backend,
+                    "model": completion.model,
+                    "tag": req.tag,
+                    "latency_s": latency,
+                    "cost_usd": completion.cost_usd,
+                },
+            )
         self.usage.record(completion, req.tag)
         return completion
 
-    async def ask(self, prompt: str, *, images: Sequence[bytes] = (), system: str | None = None,
-                  tag: str = "default", **settings: Any) -> str:
+    async def ask(
+        self,
+        prompt: str,
+        *,
+        images: Sequence[bytes] = (),
+        system: str | None = None,
+        tag: str = "default",
+        **settings: Any,
+    ) -> str:
         """Shorthand: ``complete()`` and return only the text."""
         req = VLMRequest(prompt=prompt, system=system, images=tuple(images), tag=tag, **settings)
         return (await self.complete(req)).text
@@ -118,9 +139,16 @@ class VLMClient:
         if record is None:
             return None
         completion = Completion(
-            text=record["text"], prompt_tokens=record["prompt_tokens"],
-            completion_tokens=record["completion_tokens"], latency_s=time.perf_counter() - start,
-            cost_usd=0.0, cached=True, backend=self.backend.name, model=self.backend.model, key=key, attempts=0,
+            text=record["text"],
+            prompt_tokens=record["prompt_tokens"],
+            completion_tokens=record["completion_tokens"],
+            latency_s=time.perf_counter() - start,
+            cost_usd=0.0,
+            cached=True,
+            backend=self.backend.name,
+            model=self.backend.model,
+            key=key,
+            attempts=0,
         )
         self.usage.record(completion, req.tag)
         return completion
@@ -128,8 +156,11 @@ class VLMClient:
     async def _call_with_retries(self, req: VLMRequest) -> tuple[BackendReply, int]:
         attempts = 0
         retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.config.max_retries + 1), wait=self._backoff,
-            retry=retry_if_exception(_retryable), before_sleep=self._log_retry, reraise=True,
+            stop=stop_after_attempt(self.config.max_retries + 1),
+            wait=self._backoff,
+            retry=retry_if_exception(_retryable),
+            before_sleep=self._log_retry,
+            reraise=True,
         )
         try:
             async for attempt in retrying:
@@ -157,8 +188,9 @@ class VLMClient:
             message = f"timed out (no reply within {self.config.timeout_s:g} s)"
             raise BackendError(message, retryable=True) from exc
 
-    def _completion(self, req: VLMRequest, reply: BackendReply, key: str, latency: float,
-                    attempts: int) -> Completion:
+    def _completion(
+        self, req: VLMRequest, reply: BackendReply, key: str, latency: float, attempts: int
+    ) -> Completion:
         prompt_tokens = reply.prompt_tokens
         if prompt_tokens is None:
             prompt_tokens = self._count(f"{req.system or ''}\n{req.prompt}")
@@ -166,9 +198,16 @@ class VLMClient:
         if completion_tokens is None:
             completion_tokens = self._count(reply.text)
         return Completion(
-            text=reply.text, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-            latency_s=latency, cost_usd=cost_usd(self._price, prompt_tokens, completion_tokens), cached=False,
-            backend=self.backend.name, model=self.backend.model, key=key, attempts=attempts,
+            text=reply.text,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            latency_s=latency,
+            cost_usd=cost_usd(self._price, prompt_tokens, completion_tokens),
+            cached=False,
+            backend=self.backend.name,
+            model=self.backend.model,
+            key=key,
+            attempts=attempts,
         )
 
     def _count(self, text: str) -> int:
@@ -183,14 +222,17 @@ class VLMClient:
         hint = ""
         if exc.status in (401, 403):
             hint = {"openai": " - check OPENAI_API_KEY", "anthropic": " - check ANTHROPIC_API_KEY"}.get(
-                self.backend.name, "")
+                self.backend.name, ""
+            )
         return f"VLM call to {self.label} failed {tries} ({status}): {exc}{hint}"
 
     def _log_retry(self, state: RetryCallState) -> None:
         exc = state.outcome.exception() if state.outcome else None
         delay = state.next_action.sleep if state.next_action else 0.0
         detail = exc.describe() if isinstance(exc, BackendError) else repr(exc)
-        log.info("%s: attempt %d failed (%s); retrying in %.2f s", self.label, state.attempt_number, detail, delay)
+        log.info(
+            "%s: attempt %d failed (%s); retrying in %.2f s", self.label, state.attempt_number, detail, delay
+        )
 
     # --- lifecycle --------------------------------------------------------------------------
     async def aclose(self) -> None:

@@ -19,7 +19,8 @@ class VLMConfig(BaseModel):
     backoff_max_s: float = Field(30.0, ge=0, description="cap on one delay, Retry-After included")
     cache_dir: Path | None = Field(None, description="response cache directory; None disables caching")
     prices: dict[str, tuple[float, float]] = Field(
-        default_factory=dict, description="model -> (USD per 1M prompt tokens, USD per 1M completion tokens)")
+        default_factory=dict, description="model -> (USD per 1M prompt tokens, USD per 1M completion tokens)"
+    )
     temperature: float = Field(0.0, ge=0)
     max_tokens: int = Field(1024, ge=1)
     device: str = Field("cpu", description="torch device of the hf backend")

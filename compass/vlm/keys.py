@@ -26,11 +26,13 @@ def prompt_key(req: VLMRequest) -> str:
     The replay backend matches recorded answers by this key, so a run recorded with one model can
     be replayed under any spec.
     """
-    return _digest({
-        "system": req.system,
-        "prompt": req.prompt,
-        "images": [image_hash(image) for image in req.images],
-    })
+    return _digest(
+        {
+            "system": req.system,
+            "prompt": req.prompt,
+            "images": [image_hash(image) for image in req.images],
+        }
+    )
 
 
 def request_key(backend: str, model: str, req: VLMRequest) -> str:
@@ -40,12 +42,14 @@ def request_key(backend: str, model: str, req: VLMRequest) -> str:
     and ``temperature`` are filled in (:meth:`VLMRequest.with_defaults`), so that a default
     spelled out and a default left implicit share a key. ``tag`` is deliberately left out.
     """
-    return _digest({
-        "backend": backend,
-        "model": model,
-        "system": req.system,
-        "prompt": req.prompt,
-        "images": [image_hash(image) for image in req.images],
-        "max_tokens": req.max_tokens,
-        "temperature": None if req.temperature is None else float(req.temperature),
-    })
+    return _digest(
+        {
+            "backend": backend,
+            "model": model,
+            "system": req.system,
+            "prompt": req.prompt,
+            "images": [image_hash(image) for image in req.images],
+            "max_tokens": req.max_tokens,
+            "temperature": None if req.temperature is None else float(req.temperature),
+        }
+    )

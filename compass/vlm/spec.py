@@ -30,8 +30,10 @@ def parse_spec(spec: str) -> Spec:
     prefix, sep, rest = spec.strip().partition(":")
     prefix = prefix.lower()
     if not sep or prefix not in PREFIXES:
-        raise VLMError(f"unknown VLM spec {spec!r}: valid prefixes are {', '.join(p + ':' for p in PREFIXES)} "
-                       f"({SPEC_HELP})")
+        raise VLMError(
+            f"unknown VLM spec {spec!r}: valid prefixes are {', '.join(p + ':' for p in PREFIXES)} "
+            f"({SPEC_HELP})"
+        )
     if prefix in ("openai", "anthropic"):
         model, _, url = rest.partition("@")
         if url and not url.startswith(("http://", "https://")):

@@ -37,8 +37,13 @@ def _encoding(name: str) -> Any | None:
     try:
         return tiktoken.get_encoding(name)
     except Exception as exc:  # tiktoken surfaces requests, OS and value errors alike
-        log.warning("tiktoken cannot load %s (%s: %s); counting tokens as %s (offline?)",
-                    name, type(exc).__name__, exc, APPROXIMATION)
+        log.warning(
+            "tiktoken cannot load %s (%s: %s); counting tokens as %s (offline?)",
+            name,
+            type(exc).__name__,
+            exc,
+            APPROXIMATION,
+        )
         return None
 
 

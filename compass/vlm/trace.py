@@ -16,8 +16,9 @@ TRACE_FILE = "trace.jsonl"
 KIND = "vlm"
 
 
-def vlm_trace_record(req: VLMRequest, completion: Completion, include_prompt: bool = False,
-                     **extra: Any) -> dict[str, Any]:
+def vlm_trace_record(
+    req: VLMRequest, completion: Completion, include_prompt: bool = False, **extra: Any
+) -> dict[str, Any]:
     """One trace line for a VLM call; replay needs ``kind``, ``key_prompt`` and ``response``.
 
     ``extra`` (e.g. ``agent=3, step=12``) is merged in; ``include_prompt`` also stores the prompt
@@ -71,6 +72,8 @@ def read_vlm_records(path: str | Path) -> list[dict[str, Any]]:
             if not isinstance(record, dict) or record.get("kind") != KIND:
                 continue
             if not isinstance(record.get("key_prompt"), str) or not isinstance(record.get("response"), str):
-                raise ValueError(f"{path}:{number}: vlm record needs string fields 'key_prompt' and 'response'")
+                raise ValueError(
+                    f"{path}:{number}: vlm record needs string fields 'key_prompt' and 'response'"
+                )
             records.append(record)
     return records

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import importlib.util
-from pathlib import Path
 
 import pytest
 
-from compass.envs.base import AgentView
+from compass.core.family import get_family
+from compass.core.types import AgentView
 
-LIBRARY = Path(__file__).resolve().parents[2] / "skill_library" / "alem"
+LIBRARY = get_family("alem").seed_skills_dir
 HAVE_ALEM = importlib.util.find_spec("alem") is not None
 needs_alem = pytest.mark.skipif(not HAVE_ALEM, reason="alem-env is not installed")
 
@@ -30,5 +30,5 @@ def run_skill(compiled, view: AgentView, executor=None):
     """Run a compiled skill on one view through the lead's sandbox; returns ``SkillResult``."""
     from compass.sandbox import SkillExecutor
 
-    executor = executor or SkillExecutor("alem", seed=0)
+    executor = executor or SkillExecutor("compass.games.alem.skill_api", seed=0)
     return executor.run(compiled, view)

@@ -11,7 +11,7 @@ def alem_overworld():
     """A factory of overworld AlemEnv instances sharing one compiled env (compiles on first use)."""
     if not HAVE_ALEM:
         pytest.skip("alem-env is not installed")
-    from compass.envs.alem import make_alem
+    from compass.games.alem.env import make_alem
 
     make_alem("overworld", max_steps=50)  # compile once for the session
 

@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 from alem_testlib import needs_alem
 
-from compass.envs.alem_names import N_ACTIONS, action_index, action_name
-from compass.envs.alem_obs import parse_alem_text
+from compass.games.alem.names import N_ACTIONS, action_index, action_name
+from compass.games.alem.obs import parse_alem_text
 
 pytestmark = needs_alem
 
 
 def test_unknown_scenario_lists_valid_ones():
-    from compass.envs.alem import make_alem
+    from compass.games.alem.env import make_alem
 
     with pytest.raises(ValueError, match="easy, medium, hard, overworld"):
         make_alem("nightmare")
@@ -140,7 +140,7 @@ def test_deterministic_and_renders(alem_overworld):
 
 
 def test_relayed_entities_extend_the_text(overworld_views):
-    from compass.envs.base import Entity
+    from compass.core.types import Entity
 
     v = overworld_views[0][0]
     ghost = Entity(
@@ -164,7 +164,7 @@ def test_relayed_entities_extend_the_text(overworld_views):
         in relayed.text
     )
     assert relayed.text.startswith(v.text)
-    from compass.sandbox.alem_api import obs_data_from_view
+    from compass.games.alem.skill_api import obs_data_from_view
 
     d = obs_data_from_view(relayed)
     assert [(m.id, m.name, m.kind, m.x, m.y) for m in d.relayed] == [(207, "zombie", "melee", 3, 4)]

@@ -6,9 +6,9 @@ import random
 
 from alem_testlib import needs_alem
 
-from compass.envs.alem_names import BLOCK_ID, DO, DOWN, LEFT, RIGHT, UP
-from compass.envs.alem_obs import AlemMemory, Mob, ObsData, Teammate
-from compass.sandbox import alem_api as api
+from compass.games.alem import skill_api as api
+from compass.games.alem.names import BLOCK_ID, DO, DOWN, LEFT, RIGHT, UP
+from compass.games.alem.obs import AlemMemory, Mob, ObsData, Teammate
 
 
 def _obs(grid: list[str], **kw) -> ObsData:

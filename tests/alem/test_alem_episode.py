@@ -7,7 +7,7 @@ import time
 import pytest
 from alem_testlib import load_skill, needs_alem
 
-from compass.eval.alem_metrics import EpisodeTracker
+from compass.games.alem.metrics import EpisodeTracker
 from compass.sandbox import SkillExecutor
 
 pytestmark = needs_alem
@@ -15,7 +15,7 @@ pytestmark = needs_alem
 
 def _play(env, seed: int, steps: int):
     policy = load_skill("alem_role_policy")
-    ex = SkillExecutor("alem", seed=seed)
+    ex = SkillExecutor("compass.games.alem.skill_api", seed=seed)
     tracker = EpisodeTracker(overworld=True)
     views = env.reset(seed)
     errors = 0

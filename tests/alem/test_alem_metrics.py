@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from compass.envs.alem_names import ACHIEVEMENTS
-from compass.eval.alem_metrics import (
+from compass.games.alem.metrics import (
     EpisodeTracker,
     bootstrap_ci,
     normaliser_values,
     score_episode,
     summarise,
 )
+from compass.games.alem.names import ACHIEVEMENTS
 
 
 def _matrix(rows: list[list[str]]) -> np.ndarray:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from alem_testlib import needs_alem
 
-from compass.envs import alem_names as n
+from compass.games.alem import names as n
 
 
 def test_weights_sum_to_paper_maxima():

@@ -26,7 +26,7 @@ def test_library_is_well_formed():
 @pytest.mark.parametrize("name", SKILLS)
 def test_skill_returns_legal_actions(name, overworld_views):
     compiled = load_skill(name)
-    ex = SkillExecutor("alem", seed=0)
+    ex = SkillExecutor("compass.games.alem.skill_api", seed=0)
     for views in overworld_views[::4]:
         for v in views:
             res = run_skill(compiled, v, ex)

@@ -1,1 +1,1 @@
-"""Tests of compass.memory and compass.comm (hand-built geometries, no environment)."""
+"""Tests of compass.comm (entity memory, graph, protocol) and local memory (hand-built geometries, no environment)."""

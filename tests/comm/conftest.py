@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from compass.envs.base import AgentView, Entity, OwnUnit
+from compass.core.types import AgentView, Entity, OwnUnit
 
 SIGHT, SHOOT = 9.0, 6.0
 

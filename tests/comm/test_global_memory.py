@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from compass.memory import GlobalEntityMemory, Record
+from compass.comm.entity_memory import GlobalEntityMemory, Record
 
 from .conftest import World, figure5_world, make_entity, make_view
 
@@ -189,8 +189,8 @@ def test_death_seen_by_a_teammate_clears_the_relayed_record():
     """A unit reported dead (the adapters' ``extra["deaths_seen"]``) vanishes from every holder."""
     from dataclasses import replace
 
-    from compass.envs.base import AgentView, Entity, OwnUnit
-    from compass.memory import GlobalEntityMemory
+    from compass.comm.entity_memory import GlobalEntityMemory
+    from compass.core.types import AgentView, Entity, OwnUnit
 
     def view(i, x, entities=(), extra=None):
         own = OwnUnit("stalker", x, 10.0, 1.0, 0.0, 9.0, 6.0, 0.0, 0, 32.0, 32.0)

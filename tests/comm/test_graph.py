@@ -1,6 +1,6 @@
 """The link rule and hop-limited flooding."""
 
-from compass.memory.graph import complete_graph, flood, hop_distances, link_graph
+from compass.comm.graph import complete_graph, flood, hop_distances, link_graph
 
 from .conftest import World, make_view
 

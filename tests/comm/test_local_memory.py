@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from compass.memory import LocalMemory
+from compass.planner.local_memory import LocalMemory
 
 
 def test_recent_is_bounded_and_oldest_first():

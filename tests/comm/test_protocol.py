@@ -3,7 +3,7 @@
 import pytest
 
 from compass.comm import CommModeError, CommProtocol, EntityReport, Intent, parse_mode
-from compass.memory import GlobalEntityMemory
+from compass.comm.entity_memory import GlobalEntityMemory
 
 from .conftest import World, make_entity, make_view
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from compass.comm import CommProtocol
-from compass.envs.combat_text import parse_combat_text
-from compass.envs.smax import SmaxEnv
+from compass.games.combat.smax import SmaxEnv
+from compass.games.combat.text import parse_combat_text
 
 
 def _perceive(mode: str, steps: int = 40):

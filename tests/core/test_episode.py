@@ -10,8 +10,9 @@ from compass.trace import read_trace
 
 
 def test_library_episode_writes_trace_and_summary(tmp_path):
-    cfg = RunConfig(env="smax:protoss_5_vs_5", episodes=2, seed=0, out=tmp_path, run_id="a", max_steps=60,
-                    video=True)
+    cfg = RunConfig(
+        env="smax:protoss_5_vs_5", episodes=2, seed=0, out=tmp_path, run_id="a", max_steps=60, video=True
+    )
     summary = run(cfg)
     run_dir = tmp_path / "a"
     on_disk = json.loads((run_dir / "summary.json").read_text())

@@ -10,7 +10,7 @@ from compass.sandbox.isolated import IsolatedExecutor
 
 @pytest.fixture(scope="module")
 def isolated():
-    ex = IsolatedExecutor("combat", max_seconds=0.5, memory_mb=1500)
+    ex = IsolatedExecutor("compass.games.combat.skill_api", max_seconds=0.5, memory_mb=1500)
     yield ex
     ex.close()
 
@@ -20,7 +20,7 @@ def test_isolated_run_matches_in_process(isolated, smax_protoss, combat_library)
 
     views = smax_protoss.reset(0)
     skill = combat_library.compiled["race_adaptive_combat"]
-    local = SkillExecutor("combat")
+    local = SkillExecutor("compass.games.combat.skill_api")
     for v in views:
         assert isolated.run(skill, v).action == local.run(skill, v).action
 
@@ -28,7 +28,9 @@ def test_isolated_run_matches_in_process(isolated, smax_protoss, combat_library)
 def test_memory_cap_and_restart(isolated, smax_protoss):
     view = smax_protoss.reset(0)[0]
     # Builds ~3 GB through nested lists: each step passes the size guards, the cap stops it.
-    bomb = compile_skill("def f(obs):\n    x = [[0] * 900000 for i in range(400)]\n    return 1\n", "f", "combat")
+    bomb = compile_skill(
+        "def f(obs):\n    x = [[0] * 900000 for i in range(400)]\n    return 1\n", "f", "combat"
+    )
     r = isolated.run(bomb, view)
     # Stopped either by the memory cap (MemoryError) or, if allocation is slow, by the hard deadline.
     assert r.error is not None and r.error.kind in ("resource", "runtime", "budget")

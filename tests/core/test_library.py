@@ -6,7 +6,8 @@ import shutil
 
 import pytest
 
-from compass.skills.library import SkillLibrary, default_library_root
+from compass.core.family import get_family
+from compass.skills.library import SkillLibrary
 from compass.skills.skill import Skill, parse_skill_source
 
 GOOD = '''def hold_position(obs: str) -> int:
@@ -23,14 +24,19 @@ GOOD = '''def hold_position(obs: str) -> int:
 
 @pytest.fixture()
 def lib_copy(tmp_path):
-    shutil.copytree(default_library_root() / "combat", tmp_path / "combat")
+    shutil.copytree(get_family("combat").seed_skills_dir, tmp_path / "combat")
     return tmp_path
 
 
 def test_round_trip_keeps_code_and_metadata(lib_copy):
     lib = SkillLibrary(lib_copy, "combat")
-    skill = Skill("hold_position", "combat", GOOD, "", {"provenance": "generated", "parent": "focus_fire",
-                                                         "model": "openai:gpt-4o-mini", "subtask": "hold"})
+    skill = Skill(
+        "hold_position",
+        "combat",
+        GOOD,
+        "",
+        {"provenance": "generated", "parent": "focus_fire", "model": "openai:gpt-4o-mini", "subtask": "hold"},
+    )
     lib.add(skill)
     again = SkillLibrary(lib_copy, "combat")
     s = again.get("hold_position")
@@ -47,7 +53,9 @@ def test_hand_edited_file_with_syntax_error_is_reported_and_skipped(lib_copy):
     bad = lib_copy / "combat" / "broken_skill.py"
     bad.write_text("# provenance: human\n\ndef broken_skill(obs: str) -> int:\n    return (\n")
     escape = lib_copy / "combat" / "sneaky.py"
-    escape.write_text("# provenance: human\ndef sneaky(obs: str) -> int:\n    import os\n    return obs.__class__\n")
+    escape.write_text(
+        "# provenance: human\ndef sneaky(obs: str) -> int:\n    import os\n    return obs.__class__\n"
+    )
     lib = SkillLibrary(lib_copy, "combat")
     problems = {p.path.name: p.message for p in lib.problems}
     assert "broken_skill" not in lib and "sneaky" not in lib
@@ -62,13 +70,16 @@ def test_wrong_function_name_is_a_problem(lib_copy):
     assert any("misnamed" in str(p) and "other" in str(p) for p in lib.problems)
 
 
-@pytest.mark.parametrize("query,expected", [
-    ("retreat when my health is low", "retreat_when_low"),
-    ("kite zealots while my weapon cools down", "kite_melee"),
-    ("move back to the centre of my allies and regroup", "regroup"),
-    ("attack the nearest enemy", "attack_nearest"),
-    ("concentrate fire on the enemy my allies are shooting", "focus_fire"),
-])
+@pytest.mark.parametrize(
+    "query,expected",
+    [
+        ("retreat when my health is low", "retreat_when_low"),
+        ("kite zealots while my weapon cools down", "kite_melee"),
+        ("move back to the centre of my allies and regroup", "regroup"),
+        ("attack the nearest enemy", "attack_nearest"),
+        ("concentrate fire on the enemy my allies are shooting", "focus_fire"),
+    ],
+)
 def test_retrieval_ranks_the_obvious_skill_first(combat_library, query, expected):
     hits = combat_library.retrieve(query, k=3)
     assert hits[0].skill.name == expected, [(h.skill.name, round(h.score, 3)) for h in hits]

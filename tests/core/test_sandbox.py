@@ -30,43 +30,56 @@ def test_escapes_are_refused(name, view):
     except SkillError as e:
         assert e.kind == "compile"
         return
-    result = SkillExecutor("combat").run(skill, view)
+    result = SkillExecutor("compass.games.combat.skill_api").run(skill, view)
     assert result.error is not None, name
     assert result.action in view.avail_actions
 
 
-@pytest.mark.parametrize("src,kind", [
-    ("def f(obs):\n    while True:\n        pass\n", "budget"),
-    ("def f(obs):\n    n = 0\n    for i in range(10**6):\n        for j in range(10**6):\n            n += 1\n    return n\n", "budget"),
-    ("def f(obs):\n    return len('a' * 10**10)\n", "resource"),
-    ("def f(obs):\n    return len([0] * 10**9)\n", "resource"),
-    ("def f(obs):\n    return 10 ** 10 ** 8\n", "resource"),
-    ("def f(obs):\n    def g(n):\n        return g(n + 1)\n    return g(0)\n", "budget"),
-])
+@pytest.mark.parametrize(
+    "src,kind",
+    [
+        ("def f(obs):\n    while True:\n        pass\n", "budget"),
+        (
+            "def f(obs):\n    n = 0\n    for i in range(10**6):\n        for j in range(10**6):\n            n += 1\n    return n\n",
+            "budget",
+        ),
+        ("def f(obs):\n    return len('a' * 10**10)\n", "resource"),
+        ("def f(obs):\n    return len([0] * 10**9)\n", "resource"),
+        ("def f(obs):\n    return 10 ** 10 ** 8\n", "resource"),
+        ("def f(obs):\n    def g(n):\n        return g(n + 1)\n    return g(0)\n", "budget"),
+    ],
+)
 def test_loops_and_memory_bombs_end_with_skill_error(src, kind, view):
-    result = SkillExecutor("combat", max_seconds=2.0).run(compile_skill(src, "f", "combat"), view)
+    result = SkillExecutor("compass.games.combat.skill_api", max_seconds=2.0).run(
+        compile_skill(src, "f", "combat"), view
+    )
     assert result.error is not None and result.error.kind == kind
     assert result.action in view.avail_actions
 
 
 def test_raising_skill_gets_traceback_with_its_line_and_safe_action(view):
     src = "def f(obs):\n    obs_data = parse_obs(obs)\n    return 1 // 0\n"
-    result = SkillExecutor("combat").run(compile_skill(src, "f", "combat", "f.py"), view)
+    result = SkillExecutor("compass.games.combat.skill_api").run(
+        compile_skill(src, "f", "combat", "f.py"), view
+    )
     assert result.error.kind == "runtime" and "ZeroDivisionError" in str(result.error)
-    assert 'line 3' in result.error.traceback and "1 // 0" in result.error.traceback
+    assert "line 3" in result.error.traceback and "1 // 0" in result.error.traceback
     assert result.action in view.avail_actions
 
 
 def test_unavailable_or_non_int_action_is_an_error(view):
-    ex = SkillExecutor("combat")
-    for body, msg in (("return 99", "not available"), ("return 'north'", "not an action index"),
-                      ("return None", "not an action index")):
+    ex = SkillExecutor("compass.games.combat.skill_api")
+    for body, msg in (
+        ("return 99", "not available"),
+        ("return 'north'", "not an action index"),
+        ("return None", "not an action index"),
+    ):
         r = ex.run(compile_skill(f"def f(obs):\n    {body}\n", "f", "combat"), view)
         assert r.error.kind == "invalid_action" and msg in str(r.error)
 
 
 def test_allowed_modules_and_paper_idioms_work(view):
-    src = '''def f(obs):
+    src = """def f(obs):
     import math
     import heapq
     from collections import Counter
@@ -78,8 +91,8 @@ def test_allowed_modules_and_paper_idioms_work(view):
     x = random.choice([1])
     assert math.sqrt(4) == 2 and heapq.nsmallest(1, [3, 1]) == [1] and Counter('aa')['a'] == 2
     return 1 if scores[1] == 6.0 and x == 1 else 0
-'''
-    r = SkillExecutor("combat").run(compile_skill(src, "f", "combat"), view)
+"""
+    r = SkillExecutor("compass.games.combat.skill_api").run(compile_skill(src, "f", "combat"), view)
     assert r.error is None and r.action == 1
 
 
@@ -91,7 +104,7 @@ def test_compile_errors_name_the_line():
 
 
 def test_sandboxed_skill_runs_every_shipped_skill(view, combat_library):
-    ex = SkillExecutor("combat")
+    ex = SkillExecutor("compass.games.combat.skill_api")
     for name, compiled in combat_library.compiled.items():
         r = ex.run(compiled, view)
         assert r.error is None, (name, r.error)
@@ -99,4 +112,7 @@ def test_sandboxed_skill_runs_every_shipped_skill(view, combat_library):
 
 def test_common_builtins_are_available(view):
     src = "def f(obs):\n    pairs = sorted(zip([3, 1], [1, 2]))\n    return 1 if tuple(pairs[0]) == (1, 2) else 0\n"
-    assert SkillExecutor("combat").run(compile_skill(src, "f", "combat"), view).action == 1
+    assert (
+        SkillExecutor("compass.games.combat.skill_api").run(compile_skill(src, "f", "combat"), view).action
+        == 1
+    )

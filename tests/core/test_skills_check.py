@@ -6,9 +6,15 @@ import shutil
 
 import pytest
 
-from compass.envs.combat_text import obs_data_from_view, parse_combat_text, render_combat_text
-from compass.skills.check import check_library, load_observations, observations_path, view_from_text
-from compass.skills.library import SkillLibrary, default_library_root
+from compass.core.family import get_family
+from compass.games.combat.text import (
+    obs_data_from_view,
+    parse_combat_text,
+    render_combat_text,
+    view_from_text,
+)
+from compass.skills.check import check_library, load_observations, observations_path
+from compass.skills.library import SkillLibrary
 
 # Fails only on some observations: those where the unit sees no enemy (and dead units, which see nothing).
 FRAGILE = '''def fragile_skill(obs: str) -> int:
@@ -34,7 +40,7 @@ def texts() -> list[str]:
 
 @pytest.fixture()
 def lib_copy(tmp_path):
-    shutil.copytree(default_library_root() / "combat", tmp_path / "combat")
+    shutil.copytree(get_family("combat").seed_skills_dir, tmp_path / "combat")
     return tmp_path
 
 
@@ -56,10 +62,35 @@ def test_view_from_text_round_trips(texts):
         assert direct.available_actions == parsed.available_actions
         assert direct.own_position == parsed.own_position and direct.can_move == parsed.can_move
         for xs, ys in ((direct.enemies, parsed.enemies), (direct.allies, parsed.allies)):
-            assert [(u.id, u.unit_type, u.position, u.distance, u.health, u.last_action, u.visible, u.source,
-                     u.hops, u.age) for u in xs] == \
-                   [(u.id, u.unit_type, u.position, u.distance, u.health, u.last_action, u.visible, u.source,
-                     u.hops, u.age) for u in ys]
+            assert [
+                (
+                    u.id,
+                    u.unit_type,
+                    u.position,
+                    u.distance,
+                    u.health,
+                    u.last_action,
+                    u.visible,
+                    u.source,
+                    u.hops,
+                    u.age,
+                )
+                for u in xs
+            ] == [
+                (
+                    u.id,
+                    u.unit_type,
+                    u.position,
+                    u.distance,
+                    u.health,
+                    u.last_action,
+                    u.visible,
+                    u.source,
+                    u.hops,
+                    u.age,
+                )
+                for u in ys
+            ]
         assert [e.can_attack for e in direct.enemies] == [e.can_attack for e in parsed.enemies]
 
 

@@ -5,17 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from compass.envs.combat_text import ATTACK_OFFSET, obs_data_from_view, parse_combat_text
-from compass.envs.scenarios import SCENARIOS, get_scenario
-from compass.envs.smax import SmaxEnv
+from compass.games.combat.scenarios import SCENARIOS, get_scenario
+from compass.games.combat.smax import SmaxEnv
+from compass.games.combat.text import ATTACK_OFFSET, obs_data_from_view, parse_combat_text
 
 
 def _same(a, b):
     assert a.own_unit_type == b.own_unit_type and a.available_actions == b.available_actions
     assert a.own_position == b.own_position and a.own_health == b.own_health and a.can_move == b.can_move
     for xs, ys in ((a.enemies, b.enemies), (a.allies, b.allies)):
-        assert [(u.id, u.unit_type, u.position, u.distance, u.health, u.last_action) for u in xs] == \
-               [(u.id, u.unit_type, u.position, u.distance, u.health, u.last_action) for u in ys]
+        assert [(u.id, u.unit_type, u.position, u.distance, u.health, u.last_action) for u in xs] == [
+            (u.id, u.unit_type, u.position, u.distance, u.health, u.last_action) for u in ys
+        ]
     assert [e.can_attack for e in a.enemies] == [e.can_attack for e in b.enemies]
 
 
@@ -65,8 +66,12 @@ def test_alive_units_can_stop_and_moves_into_the_edge_are_unavailable(smax_proto
         for v in smax_protoss.reset(seed):
             assert 0 not in v.avail_actions and 1 in v.avail_actions
             reach = smax_protoss._c.step_len[smax_protoss.snap.types[v.agent_id]]
-            for action, (dx, dy), name in ((2, (0, 1), "North"), (3, (0, -1), "South"),
-                                           (4, (1, 0), "East"), (5, (-1, 0), "West")):
+            for action, (dx, dy), name in (
+                (2, (0, 1), "North"),
+                (3, (0, -1), "South"),
+                (4, (1, 0), "East"),
+                (5, (-1, 0), "West"),
+            ):
                 nx, ny = v.own.x + dx * reach, v.own.y + dy * reach
                 inside = 0.5 <= nx <= v.own.map_width - 0.5 and 0.5 <= ny <= v.own.map_height - 0.5
                 assert (action in v.avail_actions) == inside
@@ -113,8 +118,10 @@ def test_episode_ends_with_outcome_and_same_seed_same_episode(smax_protoss):
         views = smax_protoss.reset(seed)
         trail = []
         for _ in range(300):
-            acts = [min(a for a in v.avail_actions if a != 1) if len(v.avail_actions) > 1 else v.avail_actions[0]
-                    for v in views]
+            acts = [
+                min(a for a in v.avail_actions if a != 1) if len(v.avail_actions) > 1 else v.avail_actions[0]
+                for v in views
+            ]
             res = smax_protoss.step(acts)
             trail.append(round(float(res.rewards[0]), 6))
             views = res.views
@@ -143,10 +150,10 @@ def test_deaths_in_sight_are_reported_for_the_entity_memory(smax_protoss):
     from compass.sandbox import SkillExecutor
 
     views = smax_protoss.reset(0)
-    ex = SkillExecutor("combat")
-    from compass.skills.library import SkillLibrary, default_library_root
+    ex = SkillExecutor("compass.games.combat.skill_api")
+    from compass.skills.library import SkillLibrary
 
-    skill = SkillLibrary(default_library_root(), "combat").compiled["race_adaptive_combat"]
+    skill = SkillLibrary(None, "combat").compiled["race_adaptive_combat"]
     reported = []
     for _ in range(200):
         res = smax_protoss.step([ex.run(skill, v).action for v in views])

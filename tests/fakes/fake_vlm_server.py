@@ -81,8 +81,11 @@ class Reply:
     @classmethod
     def error(cls, status: int, retry_after: float | None = None, message: str | None = None) -> Reply:
         """An error status with the API's error body (and a Retry-After header if given)."""
-        return cls(text=message or _REASONS.get(status, ("api_error", "error"))[1], status=status,
-                   retry_after=retry_after)
+        return cls(
+            text=message or _REASONS.get(status, ("api_error", "error"))[1],
+            status=status,
+            retry_after=retry_after,
+        )
 
     @classmethod
     def slow(cls, delay_s: float, text: str = "OK") -> Reply:
@@ -133,8 +136,13 @@ class RecordedRequest:
     def image_parts(self) -> list[dict[str, Any]]:
         """The raw image content parts of the user messages, in order."""
         kinds = {"openai": "image_url", "anthropic": "image"}
-        return [part for m in self.messages if m.get("role") == "user" and isinstance(m.get("content"), list)
-                for part in m["content"] if part.get("type") == kinds[self.api]]
+        return [
+            part
+            for m in self.messages
+            if m.get("role") == "user" and isinstance(m.get("content"), list)
+            for part in m["content"]
+            if part.get("type") == kinds[self.api]
+        ]
 
     @property
     def images(self) -> list[bytes]:
@@ -176,8 +184,9 @@ def _text_of(content: Any) -> str:
 class FakeVLMServer:
     """A threaded HTTP server on 127.0.0.1 (random free port) playing a reply script."""
 
-    def __init__(self, responder: Responder | None = None, script: Iterable[ReplyLike] = (),
-                 default_text: str = "OK") -> None:
+    def __init__(
+        self, responder: Responder | None = None, script: Iterable[ReplyLike] = (), default_text: str = "OK"
+    ) -> None:
         self.responder = responder
         self.default_text = default_text
         self.requests: list[RecordedRequest] = []
@@ -238,8 +247,12 @@ class FakeVLMServer:
         handler = type("Handler", (_Handler,), {"fake": self})
         self._httpd = _Server(("127.0.0.1", 0), handler)
         self._stopping.clear()
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="fake-vlm-server", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="fake-vlm-server",
+            daemon=True,
+        )
         self._thread.start()
         return self
 
@@ -322,8 +335,13 @@ class _Handler(BaseHTTPRequestHandler):
         except json.JSONDecodeError:
             self._send(400, {"error": {"message": "request body is not JSON"}}, close=True)
             return
-        request = RecordedRequest(api=api, path=self.path, body=body, received_at=time.monotonic(),
-                                  headers={k.lower(): v for k, v in self.headers.items()})
+        request = RecordedRequest(
+            api=api,
+            path=self.path,
+            body=body,
+            received_at=time.monotonic(),
+            headers={k.lower(): v for k, v in self.headers.items()},
+        )
         if body.get("stream"):
             self._send(400, {"error": {"message": "FakeVLMServer does not stream"}}, close=True)
             return
@@ -361,32 +379,54 @@ class _Handler(BaseHTTPRequestHandler):
         n = next(self.fake._ids)
         prompt_tokens = reply.prompt_tokens
         if prompt_tokens is None:
-            prompt_tokens = max(1, (len(request.text) + len(request.system or "")) // 4) + 85 * len(request.images)
+            prompt_tokens = max(1, (len(request.text) + len(request.system or "")) // 4) + 85 * len(
+                request.images
+            )
         completion_tokens = reply.completion_tokens
         if completion_tokens is None:
             completion_tokens = max(1, len(reply.text) // 4)
         if request.api == "anthropic":
             body: dict[str, Any] = {
-                "id": f"msg_fake{n}", "type": "message", "role": "assistant", "model": request.model,
+                "id": f"msg_fake{n}",
+                "type": "message",
+                "role": "assistant",
+                "model": request.model,
                 "content": [{"type": "text", "text": reply.text}],
-                "stop_reason": "end_turn", "stop_sequence": None,
+                "stop_reason": "end_turn",
+                "stop_sequence": None,
             }
             if reply.usage:
                 body["usage"] = {"input_tokens": prompt_tokens, "output_tokens": completion_tokens}
             return body
         body = {
-            "id": f"chatcmpl-fake{n}", "object": "chat.completion", "created": int(time.time()),
+            "id": f"chatcmpl-fake{n}",
+            "object": "chat.completion",
+            "created": int(time.time()),
             "model": request.model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text},
-                         "finish_reason": "stop", "logprobs": None}],
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": reply.text},
+                    "finish_reason": "stop",
+                    "logprobs": None,
+                }
+            ],
         }
         if reply.usage:
-            body["usage"] = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                             "total_tokens": prompt_tokens + completion_tokens}
+            body["usage"] = {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            }
         return body
 
-    def _send(self, status: int, body: dict[str, Any] | bytes, headers: dict[str, str] | None = None,
-              close: bool = False) -> None:
+    def _send(
+        self,
+        status: int,
+        body: dict[str, Any] | bytes,
+        headers: dict[str, str] | None = None,
+        close: bool = False,
+    ) -> None:
         raw = body if isinstance(body, bytes) else json.dumps(body).encode()
         self.send_response(status)
         self.send_header("content-type", "application/json")

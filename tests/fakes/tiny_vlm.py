@@ -52,24 +52,53 @@ def build_tiny_llava(path: str | Path, seed: int = 0) -> Path:
     bpe = Tokenizer(models.BPE())
     bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     bpe.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=300, special_tokens=SPECIAL_TOKENS, show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    trainer = trainers.BpeTrainer(
+        vocab_size=300,
+        special_tokens=SPECIAL_TOKENS,
+        show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
     bpe.train_from_iterator(_CORPUS, trainer)
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=bpe, bos_token="<s>", eos_token="</s>", pad_token="<pad>")
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=bpe, bos_token="<s>", eos_token="</s>", pad_token="<pad>"
+    )
     ids = {token: tokenizer.convert_tokens_to_ids(token) for token in SPECIAL_TOKENS}
 
     image_processor = CLIPImageProcessor(size={"shortest_edge": 28}, crop_size={"height": 28, "width": 28})
-    processor = LlavaProcessor(image_processor=image_processor, tokenizer=tokenizer, patch_size=14,
-                               vision_feature_select_strategy="default", chat_template=CHAT_TEMPLATE,
-                               image_token="<image>", num_additional_image_tokens=1)
+    processor = LlavaProcessor(
+        image_processor=image_processor,
+        tokenizer=tokenizer,
+        patch_size=14,
+        vision_feature_select_strategy="default",
+        chat_template=CHAT_TEMPLATE,
+        image_token="<image>",
+        num_additional_image_tokens=1,
+    )
     config = LlavaConfig(
-        vision_config=CLIPVisionConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=1,
-                                       num_attention_heads=2, image_size=28, patch_size=14, projection_dim=32),
-        text_config=LlamaConfig(vocab_size=bpe.get_vocab_size(), hidden_size=32, intermediate_size=64,
-                                num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1,
-                                max_position_embeddings=512, bos_token_id=ids["<s>"], eos_token_id=ids["</s>"],
-                                pad_token_id=ids["<pad>"]),
-        image_token_index=ids["<image>"], vision_feature_layer=-1, vision_feature_select_strategy="default",
+        vision_config=CLIPVisionConfig(
+            hidden_size=32,
+            intermediate_size=64,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            image_size=28,
+            patch_size=14,
+            projection_dim=32,
+        ),
+        text_config=LlamaConfig(
+            vocab_size=bpe.get_vocab_size(),
+            hidden_size=32,
+            intermediate_size=64,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            num_key_value_heads=1,
+            max_position_embeddings=512,
+            bos_token_id=ids["<s>"],
+            eos_token_id=ids["</s>"],
+            pad_token_id=ids["<pad>"],
+        ),
+        image_token_index=ids["<image>"],
+        vision_feature_layer=-1,
+        vision_feature_select_strategy="default",
     )
     torch.manual_seed(seed)
     model = LlavaForConditionalGeneration(config)

@@ -40,9 +40,14 @@ FAULTY_SCORE = """def score_target(unit):
 
 def detect_module(prompt: str) -> str:
     """Which module wrote ``prompt`` (by the response format it asks for)."""
-    for marker, module in (("##Fixed_code##", "skill_repair"), ("##Skill_generation##", "skill_synthesis"),
-                           ("##Success##", "reflection"), ("##Task_guidance##", "task_reasoning"),
-                           ("##Game_situation##", "perception"), ("##Skills##", "actor")):
+    for marker, module in (
+        ("##Fixed_code##", "skill_repair"),
+        ("##Skill_generation##", "skill_synthesis"),
+        ("##Success##", "reflection"),
+        ("##Task_guidance##", "task_reasoning"),
+        ("##Game_situation##", "perception"),
+        ("##Skills##", "actor"),
+    ):
         if marker in prompt:
             return module
     return "unknown"
@@ -73,28 +78,45 @@ class ScriptedVLM:
         return int(m.group(1)) if m else -1
 
     def perception(self, prompt: str) -> str:
-        enemies = re.findall(r"^Enemy #(\d+): \w+, relative position \([^)]*\), distance ([\d.]+)", prompt, re.M)
+        enemies = re.findall(
+            r"^Enemy #(\d+): \w+, relative position \([^)]*\), distance ([\d.]+)", prompt, re.M
+        )
         roi = f"Enemy #{min(enemies, key=lambda e: float(e[1]))[0]}" if enemies else "Location: Center"
-        more = ("\n3. My health and shield are still high, so I can afford to engage."
+        more = (
+            (
+                "\n3. My health and shield are still high, so I can afford to engage."
                 "\n4. The enemies are grouped ahead of me; the closest one is within my sight range."
                 "\n5. Two allies are close to me and one is further behind on the minimap."
                 "\n6. I am slightly outside my optimal attack range and should step closer while allies "
-                "focus the same target.") if self.verbose else ""
-        why = ("\n2. Engaging it together with allies concentrates damage and keeps the group together."
-               if self.verbose else "")
-        return (f"##Game_situation##:\n1. I am unit {self.unit_id(prompt)}.\n2. {len(enemies)} enemies known."
-                f"{more}\n##Region_of_interest##:\n{roi}\n##Reasoning_of_region_of_interest##:\n"
-                f"1. Nearest threat.{why}")
+                "focus the same target."
+            )
+            if self.verbose
+            else ""
+        )
+        why = (
+            "\n2. Engaging it together with allies concentrates damage and keeps the group together."
+            if self.verbose
+            else ""
+        )
+        return (
+            f"##Game_situation##:\n1. I am unit {self.unit_id(prompt)}.\n2. {len(enemies)} enemies known."
+            f"{more}\n##Region_of_interest##:\n{roi}\n##Reasoning_of_region_of_interest##:\n"
+            f"1. Nearest threat.{why}"
+        )
 
     def reflection(self, prompt: str) -> str:
         reward = float(_after(prompt, "Cumulative reward for the executing skill:") or 0)
         ok = reward > 0 and not self.always_fail
-        if self.unit_id(prompt) == self.synth_agent and "zigzag" not in _after(prompt, "Last executed skill:"):
+        if self.unit_id(prompt) == self.synth_agent and "zigzag" not in _after(
+            prompt, "Last executed skill:"
+        ):
             ok = False  # the synthesizing agent is never content with library skills: it asks for its own
         critique = "Keep going." if ok else "No damage dealt; engage."
         if self.verbose:
-            critique += (" The skill kept the unit with its allies; next time prioritise the weakest enemy in "
-                         "range and avoid stepping out of the group.")
+            critique += (
+                " The skill kept the unit with its allies; next time prioritise the weakest enemy in "
+                "range and avoid stepping out of the group."
+            )
         return f"##Success##:\n{ok}\n##Critique##:\n1. {critique}"
 
     def task_reasoning(self, prompt: str) -> str:
@@ -102,8 +124,12 @@ class ScriptedVLM:
         if self.unit_id(prompt) == self.synth_agent and "zigzag" not in current:
             return f"##Task_guidance##:\n{SYNTH_SUBTASK}\n##Skill_guidance##:\nFalse"
         fits = current not in ("", "None.")
-        why = ("\n##Reasoning_of_task##:\nThe enemies are grouped and in range of several allies, so "
-               "concentrating fire removes their damage fastest." if self.verbose else "")
+        why = (
+            "\n##Reasoning_of_task##:\nThe enemies are grouped and in range of several allies, so "
+            "concentrating fire removes their damage fastest."
+            if self.verbose
+            else ""
+        )
         return f"##Task_guidance##:\n{FOCUS_SUBTASK}\n##Skill_guidance##:\n{fits}{why}"
 
     def skill_synthesis(self, prompt: str) -> str:

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from compass.config import RunConfig
+from compass.core.family import get_family
 from compass.session import run
-from compass.skills.library import SkillLibrary, default_library_root
+from compass.skills.library import SkillLibrary
 from compass.trace import read_trace
 from tests.fakes.fake_vlm_server import FakeVLMServer
 from tests.planner.scripted import ScriptedVLM, detect_module
@@ -21,13 +22,24 @@ MODULES = {"perception", "reflection", "task_reasoning", "skill_synthesis", "act
 
 
 def _library_copy(root: Path) -> Path:
-    shutil.copytree(default_library_root() / "combat", root / "combat", ignore=shutil.ignore_patterns("_stats.json"))
+    shutil.copytree(
+        get_family("combat").seed_skills_dir, root / "combat", ignore=shutil.ignore_patterns("_stats.json")
+    )
     return root
 
 
 def _cfg(tmp_path: Path, vlm: str, run_id: str, lib: Path) -> RunConfig:
-    return RunConfig(env="smax:protoss_5_vs_5", planner="vlm", vlm=vlm, library=lib, out=tmp_path, run_id=run_id,
-                     max_steps=30, decision_interval=4, seed=0)
+    return RunConfig(
+        env="smax:protoss_5_vs_5",
+        planner="vlm",
+        vlm=vlm,
+        library=lib,
+        out=tmp_path,
+        run_id=run_id,
+        max_steps=30,
+        decision_interval=4,
+        seed=0,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +68,10 @@ def test_episode_uses_all_modules_synthesis_and_repair(recorded):
     synthesized = next(rec["skill"] for rec in added if rec["module"] == "skill_synthesis")
     repaired = next(rec for rec in added if rec["module"] == "skill_repair")
     lib = SkillLibrary(tmp / "lib", "combat")
-    assert lib.get(synthesized).provenance == "generated" and lib.get(synthesized).parent == "race_adaptive_combat"
+    assert (
+        lib.get(synthesized).provenance == "generated"
+        and lib.get(synthesized).parent == "race_adaptive_combat"
+    )
     assert lib.get(synthesized).meta["model"].startswith("openai:test-model@http://127.0.0.1:")
     steps = [r for r in trace if r["kind"] == "step"]
     assert any(synthesized in s["skills"] for s in steps)
@@ -72,7 +87,9 @@ def test_episode_uses_all_modules_synthesis_and_repair(recorded):
     # Tokens are accounted per episode and for the run, in summary.json.
     on_disk = json.loads((tmp / "live" / "summary.json").read_text())
     usage = on_disk["vlm_usage"]
-    assert usage["calls"] == len(requests) and usage["prompt_tokens"] > 1000 and usage["completion_tokens"] > 0
+    assert (
+        usage["calls"] == len(requests) and usage["prompt_tokens"] > 1000 and usage["completion_tokens"] > 0
+    )
     assert on_disk["episodes"][0]["vlm"]["total_tokens"] == usage["total_tokens"]
     assert set(usage["by_module"]) == MODULES
     assert [a["skill"] for a in usage["skills_added"]] == [synthesized, repaired["skill"]]

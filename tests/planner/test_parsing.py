@@ -32,21 +32,26 @@ Enemy #3
 1. It is the closest threat."""
 
 
-@pytest.mark.parametrize("reply", [
-    CANONICAL,
-    CANONICAL.replace("##Game_situation##:", "**Game_situation**:").replace("##Region_of_interest##:",
-                                                                            "**Region of interest:**"),
-    CANONICAL.replace("##Game_situation##:", "### Game Situation").replace("##Region_of_interest##:",
-                                                                           "## REGION-OF-INTEREST ##:"),
-    CANONICAL.replace("##Game_situation##:", "##game_situation##"),
-    "Sure! Here is my analysis.\n\n" + CANONICAL + "\n\nLet me know if you need more.",
-    "```markdown\n" + CANONICAL + "\n```",
-    # sections in another order
-    "##Region_of_interest##: Enemy #3\n##Reasoning_of_region_of_interest##:\n1. closest\n"
-    "##Game_situation##:\n1. I am unit 0, a stalker.\n2. Two zealots are close.",
-    "**##Game_situation##:**\n1. I am unit 0, a stalker.\n2. Two zealots are close.\n"
-    "**##Region_of_interest##:** Enemy #3",
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        CANONICAL,
+        CANONICAL.replace("##Game_situation##:", "**Game_situation**:").replace(
+            "##Region_of_interest##:", "**Region of interest:**"
+        ),
+        CANONICAL.replace("##Game_situation##:", "### Game Situation").replace(
+            "##Region_of_interest##:", "## REGION-OF-INTEREST ##:"
+        ),
+        CANONICAL.replace("##Game_situation##:", "##game_situation##"),
+        "Sure! Here is my analysis.\n\n" + CANONICAL + "\n\nLet me know if you need more.",
+        "```markdown\n" + CANONICAL + "\n```",
+        # sections in another order
+        "##Region_of_interest##: Enemy #3\n##Reasoning_of_region_of_interest##:\n1. closest\n"
+        "##Game_situation##:\n1. I am unit 0, a stalker.\n2. Two zealots are close.",
+        "**##Game_situation##:**\n1. I am unit 0, a stalker.\n2. Two zealots are close.\n"
+        "**##Region_of_interest##:** Enemy #3",
+    ],
+)
 def test_perception_tolerates_format_drift(reply):
     result = parse_perception(reply)
     assert isinstance(result, Perception)
@@ -71,16 +76,28 @@ def test_missing_optional_section_is_fine():
 
 
 def test_header_lookalikes_inside_code_fences_are_content():
-    reply = "##Skill_generation##:\n```python\n# ##Skill_guidance##: not a header\ndef score_target(unit):\n" \
-            "    return 1.0\n```"
+    reply = (
+        "##Skill_generation##:\n```python\n# ##Skill_guidance##: not a header\ndef score_target(unit):\n"
+        "    return 1.0\n```"
+    )
     result = parse_synthesis(reply)
     assert isinstance(result, SkillCode) and "not a header" in result.code
 
 
-@pytest.mark.parametrize(("text", "value"), [
-    ("True", True), ("false", False), ("**False**", False), ("False.", False), ("[True]", True),
-    ("yes, it fits", True), ("No - a new skill is needed", False), ("maybe", None), ("", None),
-])
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("True", True),
+        ("false", False),
+        ("**False**", False),
+        ("False.", False),
+        ("[True]", True),
+        ("yes, it fits", True),
+        ("No - a new skill is needed", False),
+        ("maybe", None),
+        ("", None),
+    ],
+)
 def test_bool_parsing(text, value):
     assert parse_bool(text) is value
 
@@ -93,8 +110,10 @@ def test_null_variants(text):
 def test_task_reasoning_variants():
     plan = parse_task("##Task_guidance##:\n[Focus fire on Enemy #3]\n##Skill_guidance##:\n**False**")
     assert plan == TaskPlan("Focus fire on Enemy #3", False, "")
-    inline = parse_task("Task guidance: Kite the zealots at max range\nSkill guidance: True\n"
-                        "Reasoning of task: they are melee")
+    inline = parse_task(
+        "Task guidance: Kite the zealots at max range\nSkill guidance: True\n"
+        "Reasoning of task: they are melee"
+    )
     assert isinstance(inline, TaskPlan) and inline.subtask == "Kite the zealots at max range"
     assert inline.skill_fits is True and inline.reasoning == "they are melee"
     keep = parse_task("##Task_guidance##:\nnull\n##Skill_guidance##:\nTrue")
@@ -104,7 +123,9 @@ def test_task_reasoning_variants():
 
 
 def test_reflection_variants():
-    assert parse_reflection("##Success##: False\n##Critique##:\n1. Too far.") == Reflection(False, "1. Too far.")
+    assert parse_reflection("##Success##: False\n##Critique##:\n1. Too far.") == Reflection(
+        False, "1. Too far."
+    )
     assert parse_reflection("**Critique**: fine\n**Success**: true") == Reflection(True, "fine")
     assert isinstance(parse_reflection("##Critique##:\nno verdict"), NoAnswer)
 
@@ -122,10 +143,14 @@ def test_synthesis_variants():
 
 def test_actor_variants():
     names = ["focus_fire", "kite_melee"]
-    assert parse_actor("##Skills##:\n```python\nkite_melee(obs='current')\n```", names) == ActorChoice("kite_melee")
+    assert parse_actor("##Skills##:\n```python\nkite_melee(obs='current')\n```", names) == ActorChoice(
+        "kite_melee"
+    )
     assert parse_actor("##skills##: focus_fire(obs='current')", names) == ActorChoice("focus_fire")
     assert parse_actor("I would use kite_melee here.", names) == ActorChoice("kite_melee")
-    assert parse_actor("##Skills##:\n```python\nteleport(obs='current')\n```", names) == ActorChoice("teleport")
+    assert parse_actor("##Skills##:\n```python\nteleport(obs='current')\n```", names) == ActorChoice(
+        "teleport"
+    )
 
 
 def test_code_block_prefers_python():

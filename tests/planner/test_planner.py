@@ -37,8 +37,12 @@ async def test_start_runs_perception_reasoning_retrieval_actor(make_planner):
 async def test_actor_unknown_name_is_rejected_and_best_retrieval_used(make_planner):
     planner, _ = make_planner(ScriptedVLM(synth_agent=None, bad_actor=True))
     decision = await planner.decide(make_ctx())
-    assert {"module": "actor", "kind": "rejected", "skill": "teleport_behind_enemy",
-            "reason": "not among the retrieved skills"} in decision.records
+    assert {
+        "module": "actor",
+        "kind": "rejected",
+        "skill": "teleport_behind_enemy",
+        "reason": "not among the retrieved skills",
+    } in decision.records
     retrieval = next(r for r in decision.records if r["module"] == "retrieval")
     assert decision.skill == retrieval["hits"][0][0]
     assert planner.usage_for_episode(0)["events"]["actor_rejected"] == 1
@@ -47,23 +51,35 @@ async def test_actor_unknown_name_is_rejected_and_best_retrieval_used(make_plann
 async def test_skill_error_is_repaired_into_a_new_version(make_planner, library):
     planner, backend = make_planner(ScriptedVLM())
     # The first statement of the nested score_target raises, whatever the library's text is.
-    broken_code = re.sub(r"^(\s*)def score_target\(unit\):\n", r"\g<0>\1    raise KeyError('boom')\n",
-                         library.get("race_adaptive_combat").code, count=1, flags=re.M)
+    broken_code = re.sub(
+        r"^(\s*)def score_target\(unit\):\n",
+        r"\g<0>\1    raise KeyError('boom')\n",
+        library.get("race_adaptive_combat").code,
+        count=1,
+        flags=re.M,
+    )
     assert "boom" in broken_code
     from compass.skills.skill import parse_skill_source
 
-    broken = parse_skill_source(broken_code.replace("def race_adaptive_combat(", "def broken_combat("), "combat",
-                                name="broken_combat")
+    broken = parse_skill_source(
+        broken_code.replace("def race_adaptive_combat(", "def broken_combat("), "combat", name="broken_combat"
+    )
     broken.meta = {"provenance": "generated", "parent": "race_adaptive_combat", "subtask": "win"}
     library.add(broken)
-    error = SkillError("broken_combat: KeyError: 'boom'", "broken_combat", "runtime",
-                       "Traceback (skill frames):\n  File x, line 33, in score_target\n    raise KeyError('boom')")
+    error = SkillError(
+        "broken_combat: KeyError: 'boom'",
+        "broken_combat",
+        "runtime",
+        "Traceback (skill frames):\n  File x, line 33, in score_target\n    raise KeyError('boom')",
+    )
     ctx = make_ctx(trigger="skill_error", current_skill="broken_combat", subtask="win", last_error=error)
     decision = await planner.decide(ctx)
     assert _modules(decision) == ["skill_repair"]
     assert decision.skill == "broken_combat_v2" and decision.subtask == "win"
     fixed = library.get("broken_combat_v2")
-    assert fixed.parent == "broken_combat" and fixed.provenance == "generated" and fixed.meta["subtask"] == "win"
+    assert (
+        fixed.parent == "broken_combat" and fixed.provenance == "generated" and fixed.meta["subtask"] == "win"
+    )
     assert "boom" not in fixed.code
     repair = next(r.prompt for r in backend.calls if detect_module(r.prompt) == "skill_repair")
     assert "raise KeyError('boom')" in repair and "in score_target" in repair  # code and traceback
@@ -82,17 +98,22 @@ async def test_failed_repairs_fall_back_without_the_broken_skill(make_planner, l
     attempts = [r for r in decision.records if r.get("kind") == "attempt"]
     assert [a["ok"] for a in attempts] == [False, False]
     assert decision.skill != "focus_fire"  # the broken skill is neither kept nor retrieved again
-    assert all("focus_fire" not in [h[0] for h in r["hits"]] for r in decision.records if r["module"] == "retrieval")
+    assert all(
+        "focus_fire" not in [h[0] for h in r["hits"]] for r in decision.records if r["module"] == "retrieval"
+    )
     assert planner.usage_for_episode(0)["events"]["repair_failed"] == 1
     planner0, _ = make_planner(script, max_repairs=0)
-    decision = await planner0.decide(make_ctx(trigger="skill_error", current_skill="focus_fire", last_error=error))
+    decision = await planner0.decide(
+        make_ctx(trigger="skill_error", current_skill="focus_fire", last_error=error)
+    )
     assert any(r.get("reason") == "repairs disabled" for r in decision.records)
 
 
 async def test_garbage_answers_keep_the_current_skill(make_planner):
     planner, _ = make_planner(lambda req: "¯\\_(ツ)_/¯ lorem ipsum")
-    decision = await planner.decide(make_ctx(trigger="new_enemy", current_skill="kite_melee", subtask="kite",
-                                             step=20))
+    decision = await planner.decide(
+        make_ctx(trigger="new_enemy", current_skill="kite_melee", subtask="kite", step=20)
+    )
     assert decision.skill == "kite_melee" and decision.subtask == "kite"
     perception = next(r for r in decision.records if r["module"] == "perception")
     assert perception["parsed"] == {"no_answer": "perception: no ##Game_situation## section"}
@@ -119,8 +140,9 @@ async def test_no_image_and_no_reflection_switches(make_planner):
     await planner.decide(make_ctx(step=0))
     for step in range(1, 12):
         planner.observe_step(0, step, [make_view(step=step)], 0.0)
-    decision = await planner.decide(make_ctx(make_view(step=12), trigger="interval", current_skill="focus_fire",
-                                             subtask=FOCUS_SUBTASK))
+    decision = await planner.decide(
+        make_ctx(make_view(step=12), trigger="interval", current_skill="focus_fire", subtask=FOCUS_SUBTASK)
+    )
     assert all(req.images == () for req in backend.calls)
     assert "reflection" not in [detect_module(req.prompt) for req in backend.calls]
     assert "reflection" not in _modules(decision)
@@ -147,8 +169,9 @@ async def test_paper_settings_run_every_module(make_planner):
     await planner.decide(make_ctx(step=0, view=make_view(step=0)))
     for step in range(0, 8):
         planner.observe_step(0, step, [make_view(step=step)], 0.1)
-    decision = await planner.decide(make_ctx(make_view(step=8), trigger="interval", current_skill="focus_fire",
-                                             subtask=FOCUS_SUBTASK))
+    decision = await planner.decide(
+        make_ctx(make_view(step=8), trigger="interval", current_skill="focus_fire", subtask=FOCUS_SUBTASK)
+    )
     assert sorted(_modules(decision)) == ["actor", "perception", "reflection", "task_reasoning"]
 
 
@@ -156,17 +179,26 @@ async def test_event_right_after_a_decision_keeps_the_skill(make_planner):
     planner, backend = make_planner(ScriptedVLM(synth_agent=None))
     await planner.decide(make_ctx(step=4, view=make_view(step=4)))
     calls = len(backend.calls)
-    decision = await planner.decide(make_ctx(make_view(step=5), trigger="new_enemy", current_skill="focus_fire"))
+    decision = await planner.decide(
+        make_ctx(make_view(step=5), trigger="new_enemy", current_skill="focus_fire")
+    )
     assert len(backend.calls) == calls and decision.skill == "focus_fire"
-    assert decision.records == [{"module": "planner", "kind": "keep", "skill": "focus_fire",
-                                 "reason": "new_enemy within 5 steps of the last VLM decision"}]
+    assert decision.records == [
+        {
+            "module": "planner",
+            "kind": "keep",
+            "skill": "focus_fire",
+            "reason": "new_enemy within 5 steps of the last VLM decision",
+        }
+    ]
 
 
 async def test_additions_in_one_round_are_ordered_by_agent_id(make_planner, library):
     """Agent 0 answers last, yet gets the plain name: names do not depend on answer timing."""
     script = ScriptedVLM(synth_agent=None)
     script.task_reasoning = lambda prompt: (  # type: ignore[method-assign]
-        "##Task_guidance##:\nImplement zigzag blink micro\n##Skill_guidance##:\nFalse")
+        "##Task_guidance##:\nImplement zigzag blink micro\n##Skill_guidance##:\nFalse"
+    )
 
     async def responder(req):
         if detect_module(req.prompt) == "skill_synthesis" and "unit with ID 0" in req.prompt:
@@ -174,12 +206,16 @@ async def test_additions_in_one_round_are_ordered_by_agent_id(make_planner, libr
         return script(req.prompt)
 
     planner, _ = make_planner(responder)
-    ctxs = [make_ctx(make_view(agent_id=i, step=9), trigger="interval", current_skill="race_adaptive_combat")
-            for i in range(3)]
+    ctxs = [
+        make_ctx(make_view(agent_id=i, step=9), trigger="interval", current_skill="race_adaptive_combat")
+        for i in range(3)
+    ]
     decisions = await asyncio.gather(*(planner.decide(c) for c in ctxs))
-    assert [d.skill for d in decisions] == ["race_adaptive_combat_zigzag_blink_micro",
-                                            "race_adaptive_combat_zigzag_blink_micro_v2",
-                                            "race_adaptive_combat_zigzag_blink_micro_v3"]
+    assert [d.skill for d in decisions] == [
+        "race_adaptive_combat_zigzag_blink_micro",
+        "race_adaptive_combat_zigzag_blink_micro_v2",
+        "race_adaptive_combat_zigzag_blink_micro_v3",
+    ]
     # Retrieval in that round did not see the siblings' new skills.
     for d in decisions:
         hits = [h[0] for r in d.records if r["module"] == "retrieval" for h in r["hits"]]

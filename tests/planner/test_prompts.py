@@ -33,7 +33,7 @@ def test_unknown_placeholder_fails_at_load_time():
 
 
 def test_family_without_templates_is_a_clear_error():
-    with pytest.raises(TemplateError, match="no prompt templates for family 'nosuch'"):
+    with pytest.raises(ValueError, match="unknown game family .nosuch."):
         load_templates("nosuch")
 
 
@@ -47,10 +47,21 @@ def test_fill_needs_every_value_and_does_not_rescan_values():
 def test_assembled_prompts_have_no_leftover_placeholders(library):
     view = make_view(relayed=True)
     obs = build_observation(view)
-    values = common_values(unit_type="stalker", unit_id=0, scenario="protoss_5_vs_5", task="Kite zealots",
-                           overall_task="Defeat all enemy units", obs=obs, ally_tasks={1: "focus fire"},
-                           reward=0.25, history="None.", last_reasoning="", situation="", reflection="",
-                           current=library.get("focus_fire"))
+    values = common_values(
+        unit_type="stalker",
+        unit_id=0,
+        scenario="protoss_5_vs_5",
+        task="Kite zealots",
+        overall_task="Defeat all enemy units",
+        obs=obs,
+        ally_tasks={1: "focus fire"},
+        reward=0.25,
+        history="None.",
+        last_reasoning="",
+        situation="",
+        reflection="",
+        current=library.get("focus_fire"),
+    )
     values["skill_library"] = skill_listing([library.get("kite_melee"), library.get("regroup")])
     for module, template in load_templates("combat").items():
         prompt = template.fill(values)
@@ -72,6 +83,8 @@ def test_no_image_observation_block_says_so():
 def test_perception_does_not_list_relayed_units_twice():
     obs = build_observation(make_view(relayed=True))
     assert "[relayed by Ally #2" in obs.text and "Enemy #4 zealot" in obs.minimap
-    assert obs.minimap_for_perception().startswith("The units relayed by allies are listed in the description")
+    assert obs.minimap_for_perception().startswith(
+        "The units relayed by allies are listed in the description"
+    )
     plain = build_observation(make_view())
     assert plain.minimap_for_perception() == plain.minimap == "No shared information beyond your own sight."

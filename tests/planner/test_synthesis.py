@@ -35,7 +35,10 @@ def test_merge_replaces_only_the_nested_helper(library):
     assert {"score_target", "control_logic"} <= nested_functions(parent.code, parent.name)
     merged, helper = merge_nested(parent.code, parent.name, GOOD_SCORE)
     assert helper == "score_target"
-    old_score, old_control = _nested_source(parent.code, "score_target"), _nested_source(parent.code, "control_logic")
+    old_score, old_control = (
+        _nested_source(parent.code, "score_target"),
+        _nested_source(parent.code, "control_logic"),
+    )
     assert "# prefer weak, close targets" in merged and old_score not in merged
     assert "def control_logic():" in merged and old_control in merged  # the rest of the parent survives
     tree = ast.parse(merged)
@@ -46,7 +49,9 @@ def test_merge_replaces_only_the_nested_helper(library):
 
 def test_merge_control_logic_and_run_in_sandbox(library):
     parent = library.get("race_adaptive_combat")
-    cand = build_candidate(NEW_CONTROL, parent, "race_adaptive_combat_weakest_first", "Attack the weakest first")
+    cand = build_candidate(
+        NEW_CONTROL, parent, "race_adaptive_combat_weakest_first", "Attack the weakest first"
+    )
     assert cand.replaced == "control_logic"
     assert cand.code.startswith("def race_adaptive_combat_weakest_first(obs: str) -> int:")
     assert '"""Attack the weakest first.' in cand.code and "Refines race_adaptive_combat" in cand.code
@@ -62,12 +67,15 @@ def test_whole_skill_replies_are_accepted_and_renamed(library):
     assert try_skill(cand.code, "focus_fire_new", "combat", make_view()) is None
 
 
-@pytest.mark.parametrize(("reply", "message"), [
-    ("def score_target():\n    return 1", "exactly one parameter"),
-    ("def control_logic(x):\n    return 1", "no parameters"),
-    ("def score_target(unit):\n    return (", "does not parse"),
-    ("x = 1", "defines no function"),
-])
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        ("def score_target():\n    return 1", "exactly one parameter"),
+        ("def control_logic(x):\n    return 1", "no parameters"),
+        ("def score_target(unit):\n    return (", "does not parse"),
+        ("x = 1", "defines no function"),
+    ],
+)
 def test_bad_helpers_are_merge_errors(library, reply, message):
     with pytest.raises(MergeError, match=message):
         build_candidate(reply, library.get("race_adaptive_combat"), "x_y", "t")
@@ -80,14 +88,18 @@ def test_helper_for_a_parent_without_it_is_rejected(library):
 
 def test_try_skill_reports_compile_runtime_and_action_errors():
     view = make_view()
-    assert isinstance(try_skill("def s(obs):\n    import os\n    return 1\n", "s", "combat", view), SkillError)
+    assert isinstance(
+        try_skill("def s(obs):\n    import os\n    return 1\n", "s", "combat", view), SkillError
+    )
     err = try_skill("def s(obs):\n    return 1 / 0\n", "s", "combat", view)
     assert isinstance(err, SkillError) and "ZeroDivisionError" in str(err) and "1 / 0" in err.traceback
     assert "not available" in str(try_skill("def s(obs):\n    return 99\n", "s", "combat", view))
 
 
 def test_names_and_docstrings():
-    assert slug("Implement zigzag blink micro against zealots when allies flank") == "zigzag_blink_micro_against"
+    assert (
+        slug("Implement zigzag blink micro against zealots when allies flank") == "zigzag_blink_micro_against"
+    )
     assert slug("!!!") == "skill"
     name = generated_name("race_adaptive_combat_v3", "Adjust the scoring weight of colossi " * 5)
     assert name.startswith("race_adaptive_combat_scoring_weight") and len(name) <= 64
@@ -110,8 +122,15 @@ async def test_planner_synthesizes_merges_and_adds_with_provenance(make_planner,
     modules = [r["module"] for r in decision.records if r.get("kind") == "vlm"]
     assert modules == ["perception", "task_reasoning", "skill_synthesis"]
     added = [r for r in decision.records if r.get("kind") == "added"]
-    assert added == [{"module": "skill_synthesis", "kind": "added", "skill": decision.skill,
-                      "parent": "race_adaptive_combat", "replaced": "score_target"}]
+    assert added == [
+        {
+            "module": "skill_synthesis",
+            "kind": "added",
+            "skill": decision.skill,
+            "parent": "race_adaptive_combat",
+            "replaced": "score_target",
+        }
+    ]
     assert planner.usage_for_episode(0)["events"]["synthesized"] == 1
 
 
@@ -139,8 +158,11 @@ async def test_null_synthesis_falls_through_to_the_actor(make_planner, library):
 async def test_synthesis_budget_and_no_enemy_rule(make_planner):
     planner, _ = make_planner(ScriptedVLM(synth_agent=0), settings=PlannerSettings(max_syntheses_per_agent=0))
     decision = await planner.decide(make_ctx(trigger="interval", current_skill="race_adaptive_combat"))
-    assert {"module": "skill_synthesis", "kind": "skipped", "reason": "synthesis budget of this agent used up"} \
-        in decision.records
+    assert {
+        "module": "skill_synthesis",
+        "kind": "skipped",
+        "reason": "synthesis budget of this agent used up",
+    } in decision.records
     planner, _ = make_planner(ScriptedVLM(synth_agent=0))
     quiet = make_ctx(make_view(enemies=False), trigger="interval", current_skill="race_adaptive_combat")
     decision = await planner.decide(quiet)
@@ -150,4 +172,4 @@ async def test_synthesis_budget_and_no_enemy_rule(make_planner):
 def _nested_source(code: str, name: str) -> str:
     """Source text of the nested function ``name`` (comments included) in a skill."""
     node = next(n for n in ast.walk(ast.parse(code)) if isinstance(n, ast.FunctionDef) and n.name == name)
-    return "\n".join(code.splitlines()[node.lineno - 1:node.end_lineno])
+    return "\n".join(code.splitlines()[node.lineno - 1 : node.end_lineno])

@@ -14,7 +14,7 @@ _ROOT = Path(__file__).resolve().parents[2]
 if str(_ROOT) not in sys.path:
     sys.path.insert(0, str(_ROOT))
 
-from compass.envs.smacv2 import Smacv2Env, make_smacv2  # noqa: E402
+from compass.games.combat.smacv2.env import Smacv2Env, make_smacv2  # noqa: E402
 from tests.smacv2.fake_sc2 import StarCraftCapabilityEnvWrapper  # noqa: E402
 
 

@@ -29,21 +29,73 @@ from typing import Any
 
 import numpy as np
 
-SC2_IDS = {"colossus": 4, "baneling": 9, "marine": 48, "marauder": 51, "medivac": 54,
-           "zealot": 73, "stalker": 74, "zergling": 105, "hydralisk": 107}
-# smacv2 registers the 9 RL unit types in this alphabetical order after the game's own.
-RL_ORDER = ("baneling", "colossus", "hydralisk", "marauder", "marine", "medivac", "stalker", "zealot", "zergling")
-STATS = {  # health, shield, damage per step
-    "stalker": (80, 80, 13), "zealot": (100, 50, 16), "colossus": (200, 150, 20),
-    "marine": (45, 0, 6), "marauder": (125, 0, 10), "medivac": (150, 0, 0),
-    "zergling": (35, 0, 5), "baneling": (30, 0, 16), "hydralisk": (90, 0, 12),
+SC2_IDS = {
+    "colossus": 4,
+    "baneling": 9,
+    "marine": 48,
+    "marauder": 51,
+    "medivac": 54,
+    "zealot": 73,
+    "stalker": 74,
+    "zergling": 105,
+    "hydralisk": 107,
 }
-SIGHT = {"stalker": 10, "zealot": 9, "colossus": 10, "zergling": 8, "baneling": 8, "hydralisk": 9,
-         "marine": 9, "marauder": 10, "medivac": 11}
-SHOOT = {"stalker": 6, "zealot": 0.1, "colossus": 7, "zergling": 0.1, "baneling": 0.25, "hydralisk": 5,
-         "marine": 5, "marauder": 6, "medivac": 4}
-MAX_COOLDOWN = {"marine": 15, "marauder": 25, "medivac": 200, "stalker": 35, "zealot": 22, "colossus": 24,
-                "hydralisk": 10, "zergling": 11, "baneling": 1}
+# smacv2 registers the 9 RL unit types in this alphabetical order after the game's own.
+RL_ORDER = (
+    "baneling",
+    "colossus",
+    "hydralisk",
+    "marauder",
+    "marine",
+    "medivac",
+    "stalker",
+    "zealot",
+    "zergling",
+)
+STATS = {  # health, shield, damage per step
+    "stalker": (80, 80, 13),
+    "zealot": (100, 50, 16),
+    "colossus": (200, 150, 20),
+    "marine": (45, 0, 6),
+    "marauder": (125, 0, 10),
+    "medivac": (150, 0, 0),
+    "zergling": (35, 0, 5),
+    "baneling": (30, 0, 16),
+    "hydralisk": (90, 0, 12),
+}
+SIGHT = {
+    "stalker": 10,
+    "zealot": 9,
+    "colossus": 10,
+    "zergling": 8,
+    "baneling": 8,
+    "hydralisk": 9,
+    "marine": 9,
+    "marauder": 10,
+    "medivac": 11,
+}
+SHOOT = {
+    "stalker": 6,
+    "zealot": 0.1,
+    "colossus": 7,
+    "zergling": 0.1,
+    "baneling": 0.25,
+    "hydralisk": 5,
+    "marine": 5,
+    "marauder": 6,
+    "medivac": 4,
+}
+MAX_COOLDOWN = {
+    "marine": 15,
+    "marauder": 25,
+    "medivac": 200,
+    "stalker": 35,
+    "zealot": 22,
+    "colossus": 24,
+    "hydralisk": 10,
+    "zergling": 11,
+    "baneling": 1,
+}
 MAPS = {"10gen_protoss": "protoss_gen", "10gen_terran": "terran_gen", "10gen_zerg": "zerg_gen"}
 
 
@@ -73,12 +125,25 @@ class Unit:
 class StarCraft2Env:
     """Stand-in for ``smacv2.env.starcraft2.starcraft2.StarCraft2Env``."""
 
-    def __init__(self, map_name: str = "10gen_protoss", step_mul: int = 8, move_amount: float = 2,
-                 difficulty: str = "7", seed: int | None = None, capability_config: dict | None = None,
-                 use_unit_ranges: bool = False, min_attack_range: float = 2, obs_own_pos: bool = False,
-                 conic_fov: bool = False, fully_observable: bool = False, prob_obs_enemy: float = 1.0,
-                 action_mask: bool = True, min_unit_type: int = 1970, enemy_ai: bool = False,
-                 **other: Any) -> None:
+    def __init__(
+        self,
+        map_name: str = "10gen_protoss",
+        step_mul: int = 8,
+        move_amount: float = 2,
+        difficulty: str = "7",
+        seed: int | None = None,
+        capability_config: dict | None = None,
+        use_unit_ranges: bool = False,
+        min_attack_range: float = 2,
+        obs_own_pos: bool = False,
+        conic_fov: bool = False,
+        fully_observable: bool = False,
+        prob_obs_enemy: float = 1.0,
+        action_mask: bool = True,
+        min_unit_type: int = 1970,
+        enemy_ai: bool = False,
+        **other: Any,
+    ) -> None:
         self.map_name = map_name
         self.map_type = MAPS[map_name]
         self.episode_limit = 200
@@ -141,8 +206,17 @@ class StarCraft2Env:
         def make(name: str, owner: int, xy) -> Unit:
             hp, sh, _ = STATS[name]
             type_id = self.ally_unit_map[name] if owner == 1 else self.enemy_unit_map[name]
-            return Unit(next(tag), type_id, owner, Point(float(xy[0]), float(xy[1])), hp, hp, sh, sh,
-                        energy=50.0 if name == "medivac" else 0.0)
+            return Unit(
+                next(tag),
+                type_id,
+                owner,
+                Point(float(xy[0]), float(xy[1])),
+                hp,
+                hp,
+                sh,
+                sh,
+                energy=50.0 if name == "medivac" else 0.0,
+            )
 
         allies = [make(n, 1, p) for n, p in zip(ally_team, ally_pos, strict=True)]
         allies.sort(key=lambda u: (u.unit_type, u.pos.x, u.pos.y))
@@ -212,8 +286,10 @@ class StarCraft2Env:
             avail[2 + d] = int(self.can_move(unit, d))
         shoot = self.unit_shoot_range(agent_id)
         for t_id, t_unit in self._targets(unit):
-            if t_unit.health > 0 and (not self.action_mask or self.distance(
-                    unit.pos.x, unit.pos.y, t_unit.pos.x, t_unit.pos.y) <= shoot):
+            if t_unit.health > 0 and (
+                not self.action_mask
+                or self.distance(unit.pos.x, unit.pos.y, t_unit.pos.x, t_unit.pos.y) <= shoot
+            ):
                 avail[t_id + self.n_actions_no_attack] = 1
         return avail
 
@@ -262,18 +338,23 @@ class StarCraft2Env:
         self.actions_received.append(actions)
         self.last_action = np.eye(self.n_actions)[np.array(actions)]
         for a_id, action in enumerate(actions):
-            assert self.get_avail_agent_actions(a_id)[action] == 1, f"Agent {a_id} cannot perform action {action}"
+            assert self.get_avail_agent_actions(a_id)[action] == 1, (
+                f"Agent {a_id} cannot perform action {action}"
+            )
             unit = self.agents[a_id]
             if action in (2, 3, 4, 5):
                 dx, dy = ((0, 1), (0, -1), (1, 0), (-1, 0))[action - 2]
-                unit.pos = Point(min(max(unit.pos.x + dx * self._move_amount, 0.0), self.map_x - 0.01),
-                                 min(max(unit.pos.y + dy * self._move_amount, 0.0), self.map_y - 0.01))
+                unit.pos = Point(
+                    min(max(unit.pos.x + dx * self._move_amount, 0.0), self.map_x - 0.01),
+                    min(max(unit.pos.y + dy * self._move_amount, 0.0), self.map_y - 0.01),
+                )
             elif action >= self.n_actions_no_attack:
                 t_id = action - self.n_actions_no_attack
                 heals = unit.unit_type == self.medivac_id
                 target = self.agents[t_id] if heals else self.enemies[t_id]
-                in_range = self.distance(unit.pos.x, unit.pos.y, target.pos.x, target.pos.y) \
-                    <= self.unit_shoot_range(a_id)
+                in_range = self.distance(
+                    unit.pos.x, unit.pos.y, target.pos.x, target.pos.y
+                ) <= self.unit_shoot_range(a_id)
                 if not in_range:
                     continue  # smacv2 sends no command for an out-of-range target
                 if heals:
@@ -287,7 +368,9 @@ class StarCraft2Env:
                     continue
                 alive = [u for u in self.agents.values() if u.health > 0]
                 if alive:
-                    near = min(alive, key=lambda u: self.distance(u.pos.x, u.pos.y, e_unit.pos.x, e_unit.pos.y))
+                    near = min(
+                        alive, key=lambda u: self.distance(u.pos.x, u.pos.y, e_unit.pos.x, e_unit.pos.y)
+                    )
                     self._hit(near, STATS[self._name(e_unit)][2])
         self._episode_steps += 1
         info: dict[str, Any] = {"battle_won": False}
@@ -307,7 +390,9 @@ class StarCraft2Env:
                 self.obs_enemies[e_id, :] = 0
         info["dead_allies"], info["dead_enemies"] = dead_allies, dead_enemies
         fighting_allies = [u for u in self.agents.values() if u.health > 0 and u.unit_type != self.medivac_id]
-        fighting_enemies = [u for u in self.enemies.values() if u.health > 0 and u.unit_type != SC2_IDS["medivac"]]
+        fighting_enemies = [
+            u for u in self.enemies.values() if u.health > 0 and u.unit_type != SC2_IDS["medivac"]
+        ]
         terminated = False
         if not fighting_enemies and fighting_allies:
             terminated, info["battle_won"] = True, True
@@ -359,7 +444,10 @@ class PositionDistribution:
         c = self.config
         allies = np.tile([c["map_x"] / 2, c["map_y"] / 2], (c["n_units"], 1))
         enemies = np.tile([c["map_x"] / 2 + 6.0, c["map_y"] / 2 + 6.0], (c["n_enemies"], 1))
-        return {"ally_start_positions": {"item": allies, "id": 0}, "enemy_start_positions": {"item": enemies, "id": 0}}
+        return {
+            "ally_start_positions": {"item": allies, "id": 0},
+            "enemy_start_positions": {"item": enemies, "id": 0},
+        }
 
 
 @dataclass
@@ -375,8 +463,13 @@ class ReflectDistribution:
         enemies[:k, 0] = c["map_x"] - allies[:k, 0]
         enemies[:k, 1] = allies[:k, 1]
         if c["n_enemies"] > k:
-            enemies[k:] = self.rng.uniform((c["map_x"] / 2, 0), (c["map_x"], c["map_y"]), size=(c["n_enemies"] - k, 2))
-        return {"ally_start_positions": {"item": allies, "id": 0}, "enemy_start_positions": {"item": enemies, "id": 0}}
+            enemies[k:] = self.rng.uniform(
+                (c["map_x"] / 2, 0), (c["map_x"], c["map_y"]), size=(c["n_enemies"] - k, 2)
+            )
+        return {
+            "ally_start_positions": {"item": allies, "id": 0},
+            "enemy_start_positions": {"item": enemies, "id": 0},
+        }
 
 
 DISTRIBUTIONS = {"weighted_teams": TeamDistribution, "surrounded_and_reflect": PositionDistribution}
@@ -436,9 +529,15 @@ class StarCraftCapabilityEnvWrapper:
         self.env.close()
 
 
-def placed(ally_team: list[str], ally_pos: list[tuple[float, float]], enemy_team: list[str],
-           enemy_pos: list[tuple[float, float]]) -> dict:
+def placed(
+    ally_team: list[str],
+    ally_pos: list[tuple[float, float]],
+    enemy_team: list[str],
+    enemy_pos: list[tuple[float, float]],
+) -> dict:
     """An episode config that puts given units at given positions (for ``forced_config``)."""
-    return {"team_gen": {"ally_team": list(ally_team), "enemy_team": list(enemy_team), "id": 0},
-            "ally_start_positions": {"item": np.array(ally_pos, dtype=float), "id": 0},
-            "enemy_start_positions": {"item": np.array(enemy_pos, dtype=float), "id": 0}}
+    return {
+        "team_gen": {"ally_team": list(ally_team), "enemy_team": list(enemy_team), "id": 0},
+        "ally_start_positions": {"item": np.array(ally_pos, dtype=float), "id": 0},
+        "enemy_start_positions": {"item": np.array(enemy_pos, dtype=float), "id": 0},
+    }

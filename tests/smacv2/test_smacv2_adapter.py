@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from compass.envs.combat_text import ATTACK_OFFSET, obs_data_from_view, parse_combat_text
-from compass.envs.render import SHORT
+from compass.games.combat.render import SHORT
+from compass.games.combat.text import ATTACK_OFFSET, obs_data_from_view, parse_combat_text
 from tests.smacv2.fake_sc2 import placed
 
 # protoss_5_vs_5. Allies are ordered by (unit_type, x, y) as smacv2 orders them, and the RL unit ids
@@ -26,8 +26,9 @@ def _same(a, b):
     assert a.own_position == b.own_position and a.own_health == b.own_health and a.can_move == b.can_move
     assert a.own_shield == b.own_shield and a.own_weapon_cooldown == b.own_weapon_cooldown
     for xs, ys in ((a.enemies, b.enemies), (a.allies, b.allies)):
-        assert [(u.id, u.unit_type, u.position, u.distance, u.health, u.shield, u.last_action) for u in xs] == \
-               [(u.id, u.unit_type, u.position, u.distance, u.health, u.shield, u.last_action) for u in ys]
+        assert [
+            (u.id, u.unit_type, u.position, u.distance, u.health, u.shield, u.last_action) for u in xs
+        ] == [(u.id, u.unit_type, u.position, u.distance, u.health, u.shield, u.last_action) for u in ys]
     assert [e.can_attack for e in a.enemies] == [e.can_attack for e in b.enemies]
 
 
@@ -39,8 +40,10 @@ def test_text_is_built_from_smacv2_unit_data(make_env):
     text = views[STALKER].text
     assert "You are Ally #2, a stalker (shoot range 6.0, sight range 10.0)." in text
     assert "position (0.312, 0.312) of the 32x32 map, health 1.00, shield 1.00, weapon cooldown 0.00" in text
-    assert ("Enemy #0: stalker, relative position (+0.400, +0.000), distance 0.400, health 1.00, shield 1.00, "
-            "can attack: yes") in text
+    assert (
+        "Enemy #0: stalker, relative position (+0.400, +0.000), distance 0.400, health 1.00, shield 1.00, "
+        "can attack: yes"
+    ) in text
     assert "Enemy #4: zealot" in text and "can attack: no" in text.split("Enemy #4")[1].splitlines()[0]
     assert "Enemy #1" not in text  # 15 away: beyond the stalker's sight range of 10
     assert "Ally #4: zealot, relative position (+0.200, +0.000), distance 0.200" in text
@@ -52,7 +55,10 @@ def test_text_is_built_from_smacv2_unit_data(make_env):
     res = env.step([1, 1, ATTACK_OFFSET + 0, 1, 1])
     text = res.views[STALKER].text
     # 13 damage goes to the stalker's 80 shield first: 67/80.
-    assert "Enemy #0: stalker, relative position (+0.400, +0.000), distance 0.400, health 1.00, shield 0.84" in text
+    assert (
+        "Enemy #0: stalker, relative position (+0.400, +0.000), distance 0.400, health 1.00, shield 0.84"
+        in text
+    )
     assert "weapon cooldown 0.50, last action: attack Enemy #0" in text
     assert "last action: attack Enemy #0" in res.views[4].text.split("Ally #2")[1]
 
@@ -99,8 +105,12 @@ def test_available_actions_pass_through_unchanged(make_env):
 
 
 def test_actions_smacv2_would_refuse_are_replaced(make_env):
-    config = placed(["stalker"] * 5, [(10, 10), (31.5, 16), (20, 20), (22, 20), (24, 20)],
-                    ["zealot"] * 5, [(25, 10), (2, 30), (3, 30), (4, 30), (5, 30)])
+    config = placed(
+        ["stalker"] * 5,
+        [(10, 10), (31.5, 16), (20, 20), (22, 20), (24, 20)],
+        ["zealot"] * 5,
+        [(25, 10), (2, 30), (3, 30), (4, 30), (5, 30)],
+    )
     env = make_env(config=config)
     env.reset(0)
     # Agents are the stalkers sorted by x: 0 at (10,10), 1 (20,20), 2 (22,20), 3 (24,20), 4 (31.5,16).
@@ -119,8 +129,12 @@ def test_actions_smacv2_would_refuse_are_replaced(make_env):
     assert "Your unit is dead" in res.views[3].text
 
 
-EPO_SCENE = placed(["stalker"] * 5, [(10, 10), (12, 10), (2, 30), (3, 30), (4, 30)],
-                   ["zealot"] * 5, [(15, 10), (30, 2), (30, 4), (30, 6), (30, 8)])
+EPO_SCENE = placed(
+    ["stalker"] * 5,
+    [(10, 10), (12, 10), (2, 30), (3, 30), (4, 30)],
+    ["zealot"] * 5,
+    [(15, 10), (30, 2), (30, 4), (30, 6), (30, 8)],
+)
 
 
 def _sees(view, enemy: int) -> bool:
@@ -186,9 +200,12 @@ def test_loss_when_the_team_is_destroyed(make_env):
 
 
 def test_only_medivacs_left_is_a_loss(make_env):
-    config = placed(["medivac", "marine", "marine", "marauder", "marine"],
-                    [(10, 10), (12, 10), (14, 10), (12, 12), (3, 3)],
-                    ["marine"] * 5, [(28, 28), (29, 28), (30, 28), (28, 29), (28, 30)])
+    config = placed(
+        ["medivac", "marine", "marine", "marauder", "marine"],
+        [(10, 10), (12, 10), (14, 10), (12, 12), (3, 3)],
+        ["marine"] * 5,
+        [(28, 28), (29, 28), (30, 28), (28, 29), (28, 30)],
+    )
     env = make_env("terran_5_vs_5", config=config)
     views = env.reset(0)
     medivac = next(v.agent_id for v in views if v.own.unit_type == "medivac")
@@ -218,10 +235,12 @@ def test_abandoned_first_episode_does_not_relaunch_the_game(make_env):
 
 
 def test_medivac_heals_allies_with_attack_indices(make_env):
-    config = placed(["medivac", "marine", "marine", "marauder", "marine"],
-                    [(10, 10), (12, 10), (3, 3), (3, 5), (3, 7)],
-                    ["marine", "marine", "marauder", "marine", "marine"],
-                    [(13, 11), (29, 28), (30, 28), (28, 29), (28, 30)])
+    config = placed(
+        ["medivac", "marine", "marine", "marauder", "marine"],
+        [(10, 10), (12, 10), (3, 3), (3, 5), (3, 7)],
+        ["marine", "marine", "marauder", "marine", "marine"],
+        [(13, 11), (29, 28), (30, 28), (28, 29), (28, 30)],
+    )
     env = make_env("terran_5_vs_5", config=config)
     views = env.reset(0)
     medivac = next(v for v in views if v.own.unit_type == "medivac")

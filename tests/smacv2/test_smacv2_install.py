@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from compass.envs import smacv2_install
-from compass.envs.registry import make_env
-from compass.envs.scenarios import get_scenario
-from compass.envs.smacv2 import Smacv2NotInstalledError, make_smacv2
-from compass.envs.smacv2_config import env_kwargs
-from compass.envs.smacv2_install import find_sc2, import_problem, require_smacv2
+from compass.core.family import make_env
+from compass.games.combat.scenarios import get_scenario
+from compass.games.combat.smacv2 import install as smacv2_install
+from compass.games.combat.smacv2.config import env_kwargs
+from compass.games.combat.smacv2.env import Smacv2NotInstalledError, make_smacv2
+from compass.games.combat.smacv2.install import find_sc2, import_problem, require_smacv2
 
 TABLE_3 = {  # the paper's scenarios: race -> (unit types, weights, exceptions)
     "protoss": (["stalker", "zealot", "colossus"], [0.45, 0.45, 0.1], None),
@@ -43,16 +43,28 @@ def test_table3_scenarios_are_smacv2_race_configs(race, size):
     assert cap["team_gen"]["dist_type"] == "weighted_teams" and cap["team_gen"]["observe"] is True
     assert cap["team_gen"]["unit_types"] == units and cap["team_gen"]["weights"] == weights
     assert cap["team_gen"].get("exception_unit_types") == exceptions
-    assert cap["start_positions"] == {"dist_type": "surrounded_and_reflect", "p": 0.5, "map_x": 32, "map_y": 32}
+    assert cap["start_positions"] == {
+        "dist_type": "surrounded_and_reflect",
+        "p": 0.5,
+        "map_x": 32,
+        "map_y": 32,
+    }
     assert kw["use_unit_ranges"] is True and kw["min_attack_range"] == 2 and kw["conic_fov"] is False
     epo = env_kwargs(spec, prob_obs_enemy=0.0, action_mask=False)
     assert epo["prob_obs_enemy"] == 0.0 and epo["action_mask"] is False
 
 
 def _assert_install_text(message: str) -> None:
-    for needle in ("pip install pysc2", "pip install --no-deps git+https://github.com/oxwhirl/smacv2.git",
-                   "SC2PATH", "StarCraft II 4.10", "SC2.4.10.zip", "$SC2PATH/Maps/SMAC_Maps",
-                   "32x32_flat.SC2Map", "docs/smacv2.md"):
+    for needle in (
+        "pip install pysc2",
+        "pip install --no-deps git+https://github.com/oxwhirl/smacv2.git",
+        "SC2PATH",
+        "StarCraft II 4.10",
+        "SC2.4.10.zip",
+        "$SC2PATH/Maps/SMAC_Maps",
+        "32x32_flat.SC2Map",
+        "docs/smacv2.md",
+    ):
         assert needle in message, needle
     assert "[" not in message  # the CLI prints through rich, which would eat "[...]" as markup
 
@@ -114,17 +126,31 @@ def test_import_problems_are_named(tmp_path, monkeypatch):
     problem = import_problem("old_protos", "old_protos")
     assert "protobuf" in problem
     assert os.environ["PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION"] == "python"
-    text = smacv2_install.install_message([problem], need_python=False, need_protobuf=True, need_game=False,
-                                          need_maps=False)
+    text = smacv2_install.install_message(
+        [problem], need_python=False, need_protobuf=True, need_game=False, need_maps=False
+    )
     assert "export PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python" in text and "pip install pysc2" not in text
 
 
 def test_cli_prints_the_install_steps_not_a_traceback(tmp_path):
     env = dict(os.environ, SC2PATH=str(tmp_path / "none"), COLUMNS="120")
     proc = subprocess.run(
-        [sys.executable, "-c", "from compass.cli import app; app()", "run", "--env", "smacv2:protoss_5_vs_5",
-         "--out", str(tmp_path / "runs")],
-        capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
+        [
+            sys.executable,
+            "-c",
+            "from compass.cli import app; app()",
+            "run",
+            "--env",
+            "smacv2:protoss_5_vs_5",
+            "--out",
+            str(tmp_path / "runs"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
     assert "SC2.4.10.zip" in proc.stderr and "git+https://github.com/oxwhirl/smacv2.git" in proc.stderr

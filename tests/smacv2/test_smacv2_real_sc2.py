@@ -7,8 +7,8 @@ import importlib.util
 import numpy as np
 import pytest
 
-from compass.envs.combat_text import obs_data_from_view, parse_combat_text
-from compass.envs.smacv2_install import find_sc2
+from compass.games.combat.smacv2.install import find_sc2
+from compass.games.combat.text import obs_data_from_view, parse_combat_text
 
 
 def _smacv2_and_game() -> bool:
@@ -24,7 +24,7 @@ pytestmark = [
 
 @pytest.mark.parametrize("scenario,epo", [("protoss_5_vs_5", False), ("terran_5_vs_6", True)])
 def test_real_episode_steps_with_views_from_the_game(scenario, epo):
-    from compass.envs.smacv2 import make_smacv2
+    from compass.games.combat.smacv2.env import make_smacv2
 
     env = make_smacv2(scenario, epo=epo, max_steps=30)
     try:

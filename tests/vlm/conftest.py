@@ -40,8 +40,12 @@ def fast_config(tmp_path: Path) -> Callable[..., VLMConfig]:
     """``fast_config(**overrides)``: short timeout and millisecond backoff, so retry tests take no time."""
 
     def make(**overrides: Any) -> VLMConfig:
-        settings: dict[str, Any] = {"timeout_s": 2.0, "max_retries": 3, "backoff_base_s": 0.001,
-                                    "backoff_max_s": 0.5}
+        settings: dict[str, Any] = {
+            "timeout_s": 2.0,
+            "max_retries": 3,
+            "backoff_base_s": 0.001,
+            "backoff_max_s": 0.5,
+        }
         settings.update(overrides)
         return VLMConfig(**settings)
 

@@ -26,8 +26,11 @@ async def test_well_formed_reply_with_images(api, fake_vlm_server, fast_config, 
     fake_vlm_server.script = [Reply("attack 3", prompt_tokens=1000, completion_tokens=10)]
     client = VLMClient.from_spec(f"{api}:{MODELS[api]}", fast_config())
     other = png + b""  # same bytes, distinct object: images are sent in order
-    completion = await client.complete(VLMRequest(prompt="Which enemy?", system="You are unit 1.",
-                                                  images=(png, other), max_tokens=64, tag="planner"))
+    completion = await client.complete(
+        VLMRequest(
+            prompt="Which enemy?", system="You are unit 1.", images=(png, other), max_tokens=64, tag="planner"
+        )
+    )
 
     assert completion.text == "attack 3"
     assert (completion.prompt_tokens, completion.completion_tokens) == (1000, 10)
@@ -168,7 +171,9 @@ async def test_local_server_needs_no_key(fake_vlm_server, fast_config):
 
 
 async def test_anthropic_base_url_with_v1_is_tolerated(fake_vlm_server, fast_config):
-    client = VLMClient.from_spec(f"anthropic:claude-3-haiku-20240307@{fake_vlm_server.base_url}/v1", fast_config())
+    client = VLMClient.from_spec(
+        f"anthropic:claude-3-haiku-20240307@{fake_vlm_server.base_url}/v1", fast_config()
+    )
     assert (await client.complete(VLMRequest(prompt="hi"))).text == "OK"
     assert fake_vlm_server.requests[0].path == "/v1/messages"
 

@@ -23,7 +23,9 @@ def tiny_vlm_dir(tmp_path_factory):
 
 async def test_hf_backend_answers_with_an_image(tiny_vlm_dir):
     client = VLMClient.from_spec(f"hf:{tiny_vlm_dir}", VLMConfig(max_tokens=6))
-    request = VLMRequest(prompt="attack or move?", system="You are unit 1.", images=(tiny_png(),), tag="planner")
+    request = VLMRequest(
+        prompt="attack or move?", system="You are unit 1.", images=(tiny_png(),), tag="planner"
+    )
     first, second = await asyncio.gather(client.complete(request), client.complete(request))
     assert isinstance(first.text, str)
     assert first.text == second.text  # greedy decoding at temperature 0

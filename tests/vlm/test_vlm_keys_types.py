@@ -24,7 +24,14 @@ from tests.fakes.images import tiny_png
 
 
 def req(**kw) -> VLMRequest:
-    base = {"prompt": "p", "system": "s", "images": (b"img",), "max_tokens": 10, "temperature": 0.0, "tag": "a"}
+    base = {
+        "prompt": "p",
+        "system": "s",
+        "images": (b"img",),
+        "max_tokens": 10,
+        "temperature": 0.0,
+        "tag": "a",
+    }
     return VLMRequest(**{**base, **kw})
 
 
@@ -65,8 +72,18 @@ def test_defaults_fill_only_unset_fields():
 
 
 def completion(**kw) -> Completion:
-    base = dict(text="t", prompt_tokens=100, completion_tokens=10, latency_s=0.5, cost_usd=0.01, cached=False,
-                backend="openai", model="m", key="k", attempts=1)
+    base = dict(
+        text="t",
+        prompt_tokens=100,
+        completion_tokens=10,
+        latency_s=0.5,
+        cost_usd=0.01,
+        cached=False,
+        backend="openai",
+        model="m",
+        key="k",
+        attempts=1,
+    )
     return Completion(**{**base, **kw})
 
 
@@ -119,14 +136,23 @@ def test_token_fallback_is_chars_over_four():
     assert encoding_name("claude-3-haiku") == "cl100k_base"
 
 
-@pytest.mark.parametrize(("spec", "parsed"), [
-    ("openai:gpt-4o-mini", ("openai", "gpt-4o-mini", None)),
-    ("openai:Qwen/Qwen2-VL-7B@http://localhost:8000/v1", ("openai", "Qwen/Qwen2-VL-7B", "http://localhost:8000/v1")),
-    ("anthropic:claude-3-haiku-20240307@http://h:1", ("anthropic", "claude-3-haiku-20240307", "http://h:1")),
-    ("hf:/models/with@sign", ("hf", "/models/with@sign", None)),
-    ("replay:runs/a", ("replay", "runs/a", None)),
-    ("fake:", ("fake", "", None)),
-])
+@pytest.mark.parametrize(
+    ("spec", "parsed"),
+    [
+        ("openai:gpt-4o-mini", ("openai", "gpt-4o-mini", None)),
+        (
+            "openai:Qwen/Qwen2-VL-7B@http://localhost:8000/v1",
+            ("openai", "Qwen/Qwen2-VL-7B", "http://localhost:8000/v1"),
+        ),
+        (
+            "anthropic:claude-3-haiku-20240307@http://h:1",
+            ("anthropic", "claude-3-haiku-20240307", "http://h:1"),
+        ),
+        ("hf:/models/with@sign", ("hf", "/models/with@sign", None)),
+        ("replay:runs/a", ("replay", "runs/a", None)),
+        ("fake:", ("fake", "", None)),
+    ],
+)
 def test_parse_spec(spec, parsed):
     result = parse_spec(spec)
     assert (result.prefix, result.model, result.base_url) == parsed

@@ -63,7 +63,9 @@ async def test_replay_reproduces_a_recorded_run(tmp_path, fake_vlm_server, fast_
     assert len(fake_vlm_server.requests) == 4  # nothing new reached the server
 
 
-async def test_replay_repeats_the_last_answer_when_asked_more_often(tmp_path, fake_vlm_server, fast_config, caplog):
+async def test_replay_repeats_the_last_answer_when_asked_more_often(
+    tmp_path, fake_vlm_server, fast_config, caplog
+):
     await _record_run(tmp_path / "run", fake_vlm_server, fast_config)
     client = VLMClient.from_spec(f"replay:{tmp_path / 'run' / 'trace.jsonl'}", fast_config())
     request = _requests()[0]
@@ -89,8 +91,15 @@ async def test_replay_unknown_prompt_is_a_clear_error(tmp_path, fake_vlm_server,
 def test_replay_reads_trace_fields_written_by_hand(tmp_path):
     request = VLMRequest(prompt="p", system="s")
     lines = [
-        json.dumps({"kind": "vlm", "key_prompt": prompt_key(request), "response": "hand-written",
-                    "prompt_tokens": 7, "completion_tokens": 2}),
+        json.dumps(
+            {
+                "kind": "vlm",
+                "key_prompt": prompt_key(request),
+                "response": "hand-written",
+                "prompt_tokens": 7,
+                "completion_tokens": 2,
+            }
+        ),
         "",
         json.dumps({"kind": "episode_end"}),
         '{"kind": "vlm", "key_prompt": "trunc',  # a run killed mid-write

@@ -49,12 +49,15 @@ class AnthropicBackend(Backend):
         key = api_key or os.environ.get(ENV_KEY)
         if not key:
             if self.base_url is None:
-                raise VLMError(f"anthropic: {ENV_KEY} is not set; export it, or point the spec at a "
-                               f"compatible server with anthropic:{model}@http://HOST:PORT")
+                raise VLMError(
+                    f"anthropic: {ENV_KEY} is not set; export it, or point the spec at a "
+                    f"compatible server with anthropic:{model}@http://HOST:PORT"
+                )
             key = "EMPTY"
         self._key = key
         self._clients: PerLoop[Any] = PerLoop(
-            lambda: anthropic.AsyncAnthropic(api_key=self._key, base_url=self.base_url, max_retries=0))
+            lambda: anthropic.AsyncAnthropic(api_key=self._key, base_url=self.base_url, max_retries=0)
+        )
         # Recent SDKs dropped ``temperature`` from messages.create (and the API ignores/rejects it for
         # newer models); send it only where the installed SDK still takes it.
         create = anthropic.resources.messages.AsyncMessages.create
@@ -78,8 +81,12 @@ class AnthropicBackend(Backend):
             extra["temperature"] = req.temperature
         try:
             response = await self._clients.get().messages.create(
-                model=self.model, messages=anthropic_messages(req), max_tokens=req.max_tokens,
-                timeout=timeout_s, **extra)
+                model=self.model,
+                messages=anthropic_messages(req),
+                max_tokens=req.max_tokens,
+                timeout=timeout_s,
+                **extra,
+            )
         except Exception as exc:
             error = to_backend_error(exc, self._sdk)
             if error is None:
@@ -87,9 +94,11 @@ class AnthropicBackend(Backend):
             raise error from exc
         text = "".join(block.text for block in response.content if getattr(block, "type", "") == "text")
         usage = response.usage
-        return BackendReply(text=text,
-                            prompt_tokens=getattr(usage, "input_tokens", None),
-                            completion_tokens=getattr(usage, "output_tokens", None))
+        return BackendReply(
+            text=text,
+            prompt_tokens=getattr(usage, "input_tokens", None),
+            completion_tokens=getattr(usage, "output_tokens", None),
+        )
 
     async def aclose(self) -> None:
         client = self._clients.current()

@@ -24,8 +24,12 @@ class FakeBackend(Backend):
 
     name = "fake"
 
-    def __init__(self, responder: Responder | str = "OK", latency_s: float = 0.0, model: str = "fake") -> None:
-        self.responder: Responder = (lambda _req, text=responder: text) if isinstance(responder, str) else responder
+    def __init__(
+        self, responder: Responder | str = "OK", latency_s: float = 0.0, model: str = "fake"
+    ) -> None:
+        self.responder: Responder = (
+            (lambda _req, text=responder: text) if isinstance(responder, str) else responder
+        )
         self.latency_s = latency_s
         self.model = model
         self.calls: list[VLMRequest] = []
@@ -40,5 +44,7 @@ class FakeBackend(Backend):
         if isinstance(result, BackendReply):
             return result
         if not isinstance(result, str):
-            raise TypeError(f"FakeBackend responder returned {type(result).__name__}, expected str or BackendReply")
+            raise TypeError(
+                f"FakeBackend responder returned {type(result).__name__}, expected str or BackendReply"
+            )
         return BackendReply(text=result)

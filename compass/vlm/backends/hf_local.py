@@ -71,10 +71,13 @@ class HFBackend(Backend):
         import transformers
 
         auto_model = getattr(transformers, "AutoModelForImageTextToText", None) or getattr(
-            transformers, "AutoModelForVision2Seq", None)
+            transformers, "AutoModelForVision2Seq", None
+        )
         if auto_model is None:
-            raise VLMError(f"hf: transformers {transformers.__version__} has no image-text-to-text models; "
-                           f"{INSTALL_HINT}")
+            raise VLMError(
+                f"hf: transformers {transformers.__version__} has no image-text-to-text models; "
+                f"{INSTALL_HINT}"
+            )
         source = str(Path(self.model).expanduser()) if Path(self.model).expanduser().exists() else self.model
         kwargs: dict[str, Any] = {}
         if self.dtype:
@@ -123,11 +126,14 @@ class HFBackend(Backend):
         from jinja2 import TemplateError
 
         try:
-            return processor.apply_chat_template(chat_messages(req), add_generation_prompt=True, tokenize=False)
+            return processor.apply_chat_template(
+                chat_messages(req), add_generation_prompt=True, tokenize=False
+            )
         except TemplateError:
             # Some templates reject a system turn; fold the system text into the user turn instead.
-            return processor.apply_chat_template(chat_messages(req, with_system=False), add_generation_prompt=True,
-                                                 tokenize=False)
+            return processor.apply_chat_template(
+                chat_messages(req, with_system=False), add_generation_prompt=True, tokenize=False
+            )
 
     async def aclose(self) -> None:
         # Drop references only: taking the thread lock here could block the loop behind a generate().

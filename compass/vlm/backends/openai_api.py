@@ -52,13 +52,16 @@ class OpenAIBackend(Backend):
         key = api_key or os.environ.get(ENV_KEY)
         if not key:
             if self.base_url is None:
-                raise VLMError(f"openai: {ENV_KEY} is not set; export it, or use a local OpenAI-compatible "
-                               f"server with openai:{model}@http://HOST:PORT/v1")
+                raise VLMError(
+                    f"openai: {ENV_KEY} is not set; export it, or use a local OpenAI-compatible "
+                    f"server with openai:{model}@http://HOST:PORT/v1"
+                )
             key = "EMPTY"  # local servers ignore the key but the SDK insists on one
         self._key = key
         # SDK retries are off: VLMClient retries with its own policy and accounting.
         self._clients: PerLoop[Any] = PerLoop(
-            lambda: openai.AsyncOpenAI(api_key=self._key, base_url=self.base_url, max_retries=0))
+            lambda: openai.AsyncOpenAI(api_key=self._key, base_url=self.base_url, max_retries=0)
+        )
 
     @property
     def cache_id(self) -> str:
@@ -76,8 +79,12 @@ class OpenAIBackend(Backend):
         limit = {"max_tokens" if self.base_url else "max_completion_tokens": req.max_tokens}
         try:
             response = await self._clients.get().chat.completions.create(
-                model=self.model, messages=openai_messages(req), temperature=req.temperature,
-                timeout=timeout_s, **limit)
+                model=self.model,
+                messages=openai_messages(req),
+                temperature=req.temperature,
+                timeout=timeout_s,
+                **limit,
+            )
         except Exception as exc:
             error = to_backend_error(exc, self._sdk)
             if error is None:
@@ -87,9 +94,11 @@ class OpenAIBackend(Backend):
             raise BackendError("response has no choices", retryable=True)
         text = response.choices[0].message.content or ""
         usage = response.usage
-        return BackendReply(text=text,
-                            prompt_tokens=getattr(usage, "prompt_tokens", None),
-                            completion_tokens=getattr(usage, "completion_tokens", None))
+        return BackendReply(
+            text=text,
+            prompt_tokens=getattr(usage, "prompt_tokens", None),
+            completion_tokens=getattr(usage, "completion_tokens", None),
+        )
 
     async def aclose(self) -> None:
         client = self._clients.current()

@@ -51,16 +51,25 @@ class ReplayBackend(Backend):
         key = prompt_key(req)
         answers = self._answers.get(key)
         if not answers:
-            raise VLMError(f"replay: no recorded answer for prompt {key[:12]} (tag {req.tag!r}) in {self.path}")
+            raise VLMError(
+                f"replay: no recorded answer for prompt {key[:12]} (tag {req.tag!r}) in {self.path}"
+            )
         index = self._served[key]
         self._served[key] = index + 1
         if index >= len(answers) and key not in self._warned:
             self._warned.add(key)
-            log.warning("replay: prompt %s (tag %r) asked more often than recorded (%d); repeating the last answer",
-                        key[:12], req.tag, len(answers))
+            log.warning(
+                "replay: prompt %s (tag %r) asked more often than recorded (%d); repeating the last answer",
+                key[:12],
+                req.tag,
+                len(answers),
+            )
         record = answers[min(index, len(answers) - 1)]
-        return BackendReply(text=record["response"], prompt_tokens=_int_or_none(record.get("prompt_tokens")),
-                            completion_tokens=_int_or_none(record.get("completion_tokens")))
+        return BackendReply(
+            text=record["response"],
+            prompt_tokens=_int_or_none(record.get("prompt_tokens")),
+            completion_tokens=_int_or_none(record.get("completion_tokens")),
+        )
 
 
 def _int_or_none(value: Any) -> int | None:

@@ -48,11 +48,16 @@ def to_backend_error(exc: BaseException, sdk: ModuleType) -> BackendError | None
         return BackendError(f"connection error: {exc}", retryable=True)
     if isinstance(exc, sdk.APIStatusError):
         status = int(exc.status_code)
-        return BackendError(_status_detail(exc), status=status, retryable=is_retryable_status(status),
-                            retry_after=retry_after_s(getattr(exc.response, "headers", None)))
+        return BackendError(
+            _status_detail(exc),
+            status=status,
+            retryable=is_retryable_status(status),
+            retry_after=retry_after_s(getattr(exc.response, "headers", None)),
+        )
     if isinstance(exc, sdk.APIResponseValidationError):
-        return BackendError(f"malformed response: {exc}", status=getattr(exc, "status_code", None),
-                            retryable=True)
+        return BackendError(
+            f"malformed response: {exc}", status=getattr(exc, "status_code", None), retryable=True
+        )
     if isinstance(exc, json.JSONDecodeError):
         # The SDKs let a truncated/garbled 200 body escape as a bare JSONDecodeError.
         return BackendError(f"response body is not valid JSON (truncated?): {exc}", retryable=True)

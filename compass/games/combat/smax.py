@@ -12,8 +12,9 @@ from functools import cache
 
 import numpy as np
 
-from compass.envs.base import AgentView, Entity, OwnUnit, StepResult
-from compass.envs.combat_text import (
+from compass.core.types import AgentView, Entity, OwnUnit, StepResult
+from compass.games.combat.scenarios import SMAX_UNIT_TYPES, CombatScenario, get_scenario
+from compass.games.combat.text import (
     ATTACK_OFFSET,
     MOVE_EAST,
     MOVE_NORTH,
@@ -22,9 +23,8 @@ from compass.envs.combat_text import (
     STOP,
     render_combat_text,
 )
-from compass.envs.combat_view import combat_agent_view, deaths_seen_by, entities_seen_by
-from compass.envs.jax_cache import enable_jax_cache
-from compass.envs.scenarios import SMAX_UNIT_TYPES, CombatScenario, get_scenario
+from compass.games.combat.view import combat_agent_view, deaths_seen_by, entities_seen_by
+from compass.util.jax_cache import enable_jax_cache
 
 # SMACv2 index -> SMAX movement index (SMAX: 0 N, 1 E, 2 S, 3 W, 4 stop, 5+j attack).
 _SMAX_MOVE = {MOVE_NORTH: 0, MOVE_EAST: 1, MOVE_SOUTH: 2, MOVE_WEST: 3}
@@ -91,8 +91,13 @@ class SmaxEnv:
 
     family = "combat"
 
-    def __init__(self, scenario: str = "protoss_5_vs_5", epo: bool = False,
-                 prob_obs_enemy: float | None = None, max_steps: int = DEFAULT_MAX_STEPS) -> None:
+    def __init__(
+        self,
+        scenario: str = "protoss_5_vs_5",
+        epo: bool = False,
+        prob_obs_enemy: float | None = None,
+        max_steps: int = DEFAULT_MAX_STEPS,
+    ) -> None:
         self.spec: CombatScenario = get_scenario(scenario)
         self.scenario = scenario
         self.epo = epo
@@ -165,7 +170,7 @@ class SmaxEnv:
         self._snapshot()
         s = self.snap
         allies_alive = bool(s.alive[: self.n_agents].any())
-        enemies_alive = bool(s.alive[self.n_agents:].any())
+        enemies_alive = bool(s.alive[self.n_agents :].any())
         if not enemies_alive and allies_alive:
             outcome = "win"
         elif not allies_alive or not enemies_alive:
@@ -175,9 +180,11 @@ class SmaxEnv:
         else:
             outcome = "running"
         reward = float(rewards["ally_0"])
-        info = {"dead_allies": int((~s.alive[: self.n_agents]).sum()),
-                "dead_enemies": int((~s.alive[self.n_agents:]).sum()),
-                "battle_won": outcome == "win"}
+        info = {
+            "dead_allies": int((~s.alive[: self.n_agents]).sum()),
+            "dead_enemies": int((~s.alive[self.n_agents :]).sum()),
+            "battle_won": outcome == "win",
+        }
         return StepResult(self.views(), [reward] * self.n_agents, outcome != "running", outcome, info)
 
     # --- actions --------------------------------------------------------------------------------
@@ -230,14 +237,20 @@ class SmaxEnv:
 
         st = self._state.state
         pos, alive, health, types, cd = jax.device_get(
-            (st.unit_positions, st.unit_alive, st.unit_health, st.unit_types, st.unit_weapon_cooldowns))
+            (st.unit_positions, st.unit_alive, st.unit_health, st.unit_types, st.unit_weapon_cooldowns)
+        )
         types = np.asarray(types, dtype=np.int64)
         p = self._c.type_params
         self.snap = Snapshot(
-            pos=np.asarray(pos, dtype=np.float64), alive=np.asarray(alive, dtype=bool),
-            health=np.asarray(health, dtype=np.float64) / p["health"][types], types=types,
+            pos=np.asarray(pos, dtype=np.float64),
+            alive=np.asarray(alive, dtype=bool),
+            health=np.asarray(health, dtype=np.float64) / p["health"][types],
+            types=types,
             cooldown=np.clip(np.asarray(cd, dtype=np.float64) / p["cooldown"][types], 0.0, 1.0),
-            n_allies=self.n_agents, sight=p["sight"][types], attack=p["attack"][types])
+            n_allies=self.n_agents,
+            sight=p["sight"][types],
+            attack=p["attack"][types],
+        )
         self._update_epo()
 
     def _update_epo(self) -> None:
@@ -249,8 +262,11 @@ class SmaxEnv:
             if self._spotted[j]:
                 continue
             u = self.n_agents + j
-            seers = [i for i in range(self.n_agents)
-                     if s.alive[i] and s.alive[u] and np.linalg.norm(s.pos[u] - s.pos[i]) < s.sight[i]]
+            seers = [
+                i
+                for i in range(self.n_agents)
+                if s.alive[i] and s.alive[u] and np.linalg.norm(s.pos[u] - s.pos[i]) < s.sight[i]
+            ]
             if seers:
                 self._spotted[j] = True
                 self._observed[j] = self._rng.random(self.n_agents) < self.prob_obs_enemy
@@ -258,10 +274,18 @@ class SmaxEnv:
 
     def _own(self, i: int) -> OwnUnit:
         s = self.snap
-        return OwnUnit(s.type_name(i), float(s.pos[i, 0]), float(s.pos[i, 1]),
-                       float(s.health[i]) if s.alive[i] else 0.0, 0.0, float(s.sight[i]),
-                       float(s.attack[i]), float(s.cooldown[i]), int(self._last_actions[i]),
-                       *s.map_size)
+        return OwnUnit(
+            s.type_name(i),
+            float(s.pos[i, 0]),
+            float(s.pos[i, 1]),
+            float(s.health[i]) if s.alive[i] else 0.0,
+            0.0,
+            float(s.sight[i]),
+            float(s.attack[i]),
+            float(s.cooldown[i]),
+            int(self._last_actions[i]),
+            *s.map_size,
+        )
 
     def visible_entities(self, i: int) -> tuple[Entity, ...]:
         """Entities agent ``i`` sees itself this step."""
@@ -273,12 +297,22 @@ class SmaxEnv:
 
     def views(self) -> list[AgentView]:
         """One AgentView per ally for the current step."""
-        return [combat_agent_view(i, self.t, self.snap, self._own(i), self.visible_entities(i),
-                                  self.avail_actions(i), render_combat_text, self._extra(i))
-                for i in range(self.n_agents)]
+        return [
+            combat_agent_view(
+                i,
+                self.t,
+                self.snap,
+                self._own(i),
+                self.visible_entities(i),
+                self.avail_actions(i),
+                render_combat_text,
+                self._extra(i),
+            )
+            for i in range(self.n_agents)
+        ]
 
     def render_global(self) -> np.ndarray:
         """Whole-map RGB frame of the current step."""
-        from compass.envs.render import render_global
+        from compass.games.combat.render import render_global
 
         return render_global(self.snap, step=self.t)

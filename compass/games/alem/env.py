@@ -21,31 +21,14 @@ from typing import Any
 
 import numpy as np
 
-from compass.envs.alem_extract import affordances_text, entities, extract_obs, level_view, own_unit
-from compass.envs.alem_names import ACHIEVEMENTS, N_ACTIONS, N_AGENTS, action_index, action_name
-from compass.envs.alem_obs import AlemMemory, ObsData
-from compass.envs.base import AgentView, Entity, StepResult
-from compass.envs.jax_cache import enable_jax_cache
+from compass.core.types import AgentView, Entity, StepResult
+from compass.games.alem.extract import affordances_text, entities, extract_obs, level_view, own_unit
+from compass.games.alem.names import ACHIEVEMENTS, N_ACTIONS, N_AGENTS, action_index, action_name
+from compass.games.alem.obs import AlemMemory, ObsData
+from compass.games.alem.scenarios import SCENARIOS, Scenario
+from compass.util.jax_cache import enable_jax_cache
 
 FAMILY = "alem"
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """An ALEM environment name and coordination difficulty (alpha: easy 0.3, medium 0.6, hard 0.9)."""
-
-    env_name: str
-    difficulty: str
-    num_levels: int = 9
-
-
-SCENARIOS: dict[str, Scenario] = {
-    "easy": Scenario("Alem-Coop-Symbolic", "easy"),
-    "medium": Scenario("Alem-Coop-Symbolic", "medium"),
-    "hard": Scenario("Alem-Coop-Symbolic", "hard"),
-    # ALEM-LITE: the overworld only (the paper's MARL sweeps used this Debug variant at hard).
-    "overworld": Scenario("Alem-Coop-Symbolic-Debug", "hard", num_levels=1),
-}
 
 
 class _Packer:
@@ -301,7 +284,7 @@ class AlemEnv:
 
     def render_global(self) -> np.ndarray:
         """RGB picture of the whole current level (numpy renderer, 16 px tiles)."""
-        from compass.envs.alem_render import load_tileset, render_map
+        from compass.games.alem.render import load_tileset, render_map
 
         if self._np is None:
             raise RuntimeError("call reset() first")

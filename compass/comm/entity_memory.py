@@ -15,8 +15,8 @@ import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
-from compass.envs.base import AgentView, Entity, OwnUnit
-from compass.memory.graph import Adjacency, Delivery, flood, link_graph
+from compass.comm.graph import Adjacency, Delivery, flood, link_graph
+from compass.core.types import AgentView, Entity, OwnUnit
 
 EntityKey = tuple[str, int]  # (team, id): ids are global per team, so reports agree across agents
 
@@ -62,7 +62,7 @@ def self_entity(agent_id: int, own: OwnUnit) -> Entity:
 
 @dataclass
 class Observations:
-    """This step's direct sightings, shaped for :func:`compass.memory.graph.flood`.
+    """This step's direct sightings, shaped for :func:`compass.comm.graph.flood`.
 
     ``origins[key]`` lists ``(observer, index)`` in observer order; ``entities[index]`` is what
     that observer saw and ``observers[index]`` who saw it.

@@ -1,6 +1,6 @@
 """What an ALEM agent perceives, as one structured object (``ObsData``), and its own map memory.
 
-The adapter builds ``ObsData`` from the game state every step (``compass.envs.alem_extract``);
+The adapter builds ``ObsData`` from the game state every step (``compass.games.alem.extract``);
 :func:`parse_alem_text` rebuilds it from the harness text when a skill is handed text that is not
 its own view's (e.g. a prompt example). Both agree on every field the text carries; the state
 path also fills what the text leaves out (all visible blocks, mob health, the memory).
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from compass.envs.alem_names import (
+from compass.games.alem.names import (
     ACTION_LABELS,
     BLOCK_ID,
     BLOCK_NAMES,

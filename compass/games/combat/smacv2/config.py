@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from compass.envs.scenarios import CombatScenario
+from compass.games.combat.scenarios import CombatScenario
 
 
 @dataclass(frozen=True)
@@ -33,17 +33,42 @@ SMACV2_RACES: dict[str, RaceTeams] = {
 # StarCraft II's own unit type ids (pysc2.lib.units), which smacv2 gives enemy units; ally units are
 # the map's RL copies, whose ids smacv2 keeps in ``ally_unit_map`` / ``<name>_id``.
 SC2_UNIT_TYPE_IDS: dict[str, int] = {
-    "colossus": 4, "baneling": 9, "marine": 48, "marauder": 51, "medivac": 54,
-    "zealot": 73, "stalker": 74, "zergling": 105, "hydralisk": 107,
+    "colossus": 4,
+    "baneling": 9,
+    "marine": 48,
+    "marauder": 51,
+    "medivac": 54,
+    "zealot": 73,
+    "stalker": 74,
+    "zergling": 105,
+    "hydralisk": 107,
 }
 SMACV2_UNIT_NAMES = tuple(sorted(SC2_UNIT_TYPE_IDS))
 
 # smacv2's ranges with use_unit_ranges=True (min_attack_range=2 lifts melee ranges to 2). The adapter
 # asks the env for its agents' ranges; these only fill in enemies' rings in frames.
-SIGHT_RANGE = {"stalker": 10, "zealot": 9, "colossus": 10, "zergling": 8, "baneling": 8, "hydralisk": 9,
-               "marine": 9, "marauder": 10, "medivac": 11}
-SHOOT_RANGE = {"stalker": 6, "zealot": 0.1, "colossus": 7, "zergling": 0.1, "baneling": 0.25, "hydralisk": 5,
-               "marine": 5, "marauder": 6, "medivac": 4}
+SIGHT_RANGE = {
+    "stalker": 10,
+    "zealot": 9,
+    "colossus": 10,
+    "zergling": 8,
+    "baneling": 8,
+    "hydralisk": 9,
+    "marine": 9,
+    "marauder": 10,
+    "medivac": 11,
+}
+SHOOT_RANGE = {
+    "stalker": 6,
+    "zealot": 0.1,
+    "colossus": 7,
+    "zergling": 0.1,
+    "baneling": 0.25,
+    "hydralisk": 5,
+    "marine": 5,
+    "marauder": 6,
+    "medivac": 4,
+}
 MIN_ATTACK_RANGE = 2
 MAP_SIZE = 32
 
@@ -68,12 +93,23 @@ def capability_config(spec: CombatScenario) -> dict[str, Any]:
         "n_units": spec.n_allies,
         "n_enemies": spec.n_enemies,
         "team_gen": team_gen,
-        "start_positions": {"dist_type": "surrounded_and_reflect", "p": 0.5, "map_x": MAP_SIZE, "map_y": MAP_SIZE},
+        "start_positions": {
+            "dist_type": "surrounded_and_reflect",
+            "p": 0.5,
+            "map_x": MAP_SIZE,
+            "map_y": MAP_SIZE,
+        },
     }
 
 
-def env_kwargs(spec: CombatScenario, *, prob_obs_enemy: float, action_mask: bool,
-               seed: int | None = None, **overrides: Any) -> dict[str, Any]:
+def env_kwargs(
+    spec: CombatScenario,
+    *,
+    prob_obs_enemy: float,
+    action_mask: bool,
+    seed: int | None = None,
+    **overrides: Any,
+) -> dict[str, Any]:
     """Keyword arguments for ``StarCraftCapabilityEnvWrapper`` (= ``StarCraft2Env``) for a scenario."""
     kwargs: dict[str, Any] = {
         "map_name": f"10gen_{spec.race}",

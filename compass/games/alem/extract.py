@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from compass.envs.alem_names import (
+from compass.core.types import Entity, OwnUnit
+from compass.games.alem.names import (
     ACHIEVEMENTS,
     BLOCK_NAMES,
     FACING_NAMES,
@@ -32,8 +33,7 @@ from compass.envs.alem_names import (
     VIEW_ROWS,
     action_name,
 )
-from compass.envs.alem_obs import AlemMemory, CoordSite, Handover, Mob, ObsData, Seen, Teammate
-from compass.envs.base import Entity, OwnUnit
+from compass.games.alem.obs import AlemMemory, CoordSite, Handover, Mob, ObsData, Seen, Teammate
 
 HALF_R, HALF_C = VIEW_ROWS // 2, VIEW_COLS // 2
 PAD = max(VIEW_ROWS, VIEW_COLS) + 2  # the harness's padding (MAX_OBS_DIM + 2)

@@ -51,6 +51,4 @@ def get_scenario(name: str) -> CombatScenario:
     try:
         return SCENARIOS[name]
     except KeyError:
-        raise ValueError(
-            f"unknown combat scenario {name!r}; valid: {', '.join(sorted(SCENARIOS))}"
-        ) from None
+        raise ValueError(f"unknown combat scenario {name!r}; valid: {', '.join(sorted(SCENARIOS))}") from None

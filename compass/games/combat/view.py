@@ -6,7 +6,7 @@ from typing import Protocol
 
 import numpy as np
 
-from compass.envs.base import AgentView, Entity, OwnUnit
+from compass.core.types import AgentView, Entity, OwnUnit
 
 
 class UnitSnapshot(Protocol):
@@ -21,9 +21,15 @@ class UnitSnapshot(Protocol):
     def type_name(self, u: int) -> str: ...
 
 
-def entities_seen_by(snap: UnitSnapshot, i: int, n_agents: int, observed: np.ndarray,
-                     last_actions: np.ndarray, can_shoot: bool = True,
-                     range_inclusive: bool = False) -> tuple[Entity, ...]:
+def entities_seen_by(
+    snap: UnitSnapshot,
+    i: int,
+    n_agents: int,
+    observed: np.ndarray,
+    last_actions: np.ndarray,
+    can_shoot: bool = True,
+    range_inclusive: bool = False,
+) -> tuple[Entity, ...]:
     """Units agent ``i`` sees: alive, closer than its sight range and, for enemy ``j``, ``observed[j, i]``.
 
     ``can_shoot`` is False for units that cannot attack (medivacs); ``range_inclusive`` follows
@@ -45,18 +51,28 @@ def entities_seen_by(snap: UnitSnapshot, i: int, n_agents: int, observed: np.nda
         if is_enemy and not observed[u - n_agents, i]:
             continue
         in_range = dist <= shoot if range_inclusive else dist < shoot
-        out.append(Entity(
-            id=u - n_agents if is_enemy else u, team="enemy" if is_enemy else "ally",
-            unit_type=snap.type_name(u), x=float(snap.pos[u, 0]), y=float(snap.pos[u, 1]),
-            rel_x=float(delta[0] / sight), rel_y=float(delta[1] / sight), distance=dist / sight,
-            health=float(snap.health[u]), shield=float(shields[u]) if shields is not None else 0.0,
-            can_attack=is_enemy and can_shoot and in_range,
-            last_action=0 if is_enemy else int(last_actions[u])))
+        out.append(
+            Entity(
+                id=u - n_agents if is_enemy else u,
+                team="enemy" if is_enemy else "ally",
+                unit_type=snap.type_name(u),
+                x=float(snap.pos[u, 0]),
+                y=float(snap.pos[u, 1]),
+                rel_x=float(delta[0] / sight),
+                rel_y=float(delta[1] / sight),
+                distance=dist / sight,
+                health=float(snap.health[u]),
+                shield=float(shields[u]) if shields is not None else 0.0,
+                can_attack=is_enemy and can_shoot and in_range,
+                last_action=0 if is_enemy else int(last_actions[u]),
+            )
+        )
     return tuple(out)
 
 
-def deaths_seen_by(snap: UnitSnapshot, prev_alive: np.ndarray | None, i: int, n_agents: int,
-                   observed: np.ndarray) -> tuple[Entity, ...]:
+def deaths_seen_by(
+    snap: UnitSnapshot, prev_alive: np.ndarray | None, i: int, n_agents: int, observed: np.ndarray
+) -> tuple[Entity, ...]:
     """Units that died this step where agent ``i`` could see them, as health-0 reports.
 
     They go to ``AgentView.extra["deaths_seen"]`` (not into what skills see): the entity memory
@@ -73,21 +89,47 @@ def deaths_seen_by(snap: UnitSnapshot, prev_alive: np.ndarray | None, i: int, n_
         delta = snap.pos[u] - snap.pos[i]
         dist = float(np.hypot(*delta))
         if dist < snap.sight[i]:
-            out.append(Entity(
-                id=u - n_agents if is_enemy else u, team="enemy" if is_enemy else "ally",
-                unit_type=snap.type_name(u), x=float(snap.pos[u, 0]), y=float(snap.pos[u, 1]),
-                rel_x=float(delta[0] / snap.sight[i]), rel_y=float(delta[1] / snap.sight[i]),
-                distance=dist / snap.sight[i], health=0.0))
+            out.append(
+                Entity(
+                    id=u - n_agents if is_enemy else u,
+                    team="enemy" if is_enemy else "ally",
+                    unit_type=snap.type_name(u),
+                    x=float(snap.pos[u, 0]),
+                    y=float(snap.pos[u, 1]),
+                    rel_x=float(delta[0] / snap.sight[i]),
+                    rel_y=float(delta[1] / snap.sight[i]),
+                    distance=dist / snap.sight[i],
+                    health=0.0,
+                )
+            )
     return tuple(out)
 
 
-def combat_agent_view(agent_id: int, step: int, snap: UnitSnapshot, own: OwnUnit,
-                      entities: tuple[Entity, ...], avail: tuple[int, ...], text_fn, extra: dict) -> AgentView:
+def combat_agent_view(
+    agent_id: int,
+    step: int,
+    snap: UnitSnapshot,
+    own: OwnUnit,
+    entities: tuple[Entity, ...],
+    avail: tuple[int, ...],
+    text_fn,
+    extra: dict,
+) -> AgentView:
     """A combat AgentView whose text comes from ``text_fn`` and whose frame is the ego render of ``snap``."""
-    from compass.envs.render import render_ego
+    from compass.games.combat.render import render_ego
 
-    view = AgentView(agent_id=agent_id, family="combat", step=step, alive=bool(snap.alive[agent_id]), own=own,
-                     entities=entities, avail_actions=avail, text="", extra=extra, text_fn=text_fn)
+    view = AgentView(
+        agent_id=agent_id,
+        family="combat",
+        step=step,
+        alive=bool(snap.alive[agent_id]),
+        own=own,
+        entities=entities,
+        avail_actions=avail,
+        text="",
+        extra=extra,
+        text_fn=text_fn,
+    )
     view.text = text_fn(view)
     view.render = lambda v: render_ego(snap, v)
     return view

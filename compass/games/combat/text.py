@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from compass.envs.base import AgentView, Entity
+from compass.core.types import AgentView, Entity, OwnUnit
 
 # SMACv2 action vocabulary shared by every combat adapter.
 NOOP, STOP, MOVE_NORTH, MOVE_SOUTH, MOVE_EAST, MOVE_WEST = 0, 1, 2, 3, 4, 5
@@ -56,8 +56,10 @@ def render_combat_text(view: AgentView) -> str:
     """SMACv2-style text for one agent, built only from ``view.own`` and ``view.entities``."""
     own = view.own
     if not view.alive:
-        return (f"Step {view.step}. You are Ally #{view.agent_id}, a {own.unit_type}. Your unit is dead.\n"
-                "Available actions: " + ", ".join(str(a) for a in sorted(view.avail_actions)))
+        return (
+            f"Step {view.step}. You are Ally #{view.agent_id}, a {own.unit_type}. Your unit is dead.\n"
+            "Available actions: " + ", ".join(str(a) for a in sorted(view.avail_actions))
+        )
     lines = [
         f"Step {view.step}. You are Ally #{view.agent_id}, a {own.unit_type} "
         f"(shoot range {own.shoot_range:.1f}, sight range {own.sight_range:.1f}).",
@@ -104,12 +106,35 @@ _MOVE = re.compile(r"Can move (North|South|East|West): (yes|no)")
 class Unit:
     """A unit as a skill sees it (``obs_data.allies`` / ``obs_data.enemies``)."""
 
-    __slots__ = ("id", "unit_type", "position", "distance", "health", "shield", "last_action",
-                 "visible", "relayed", "source", "hops", "age")
+    __slots__ = (
+        "id",
+        "unit_type",
+        "position",
+        "distance",
+        "health",
+        "shield",
+        "last_action",
+        "visible",
+        "relayed",
+        "source",
+        "hops",
+        "age",
+    )
 
-    def __init__(self, id: int, unit_type: str, position: tuple[float, float], distance: float,
-                 health: float, shield: float, last_action: int = 0, visible: bool = True,
-                 source: int | None = None, hops: int = 0, age: int = 0) -> None:
+    def __init__(
+        self,
+        id: int,
+        unit_type: str,
+        position: tuple[float, float],
+        distance: float,
+        health: float,
+        shield: float,
+        last_action: int = 0,
+        visible: bool = True,
+        source: int | None = None,
+        hops: int = 0,
+        age: int = 0,
+    ) -> None:
         self.id = id
         self.unit_type = unit_type
         self.position = position
@@ -165,8 +190,10 @@ class ObsData:
         self.allies: list[AllyUnit] = []
 
     def __repr__(self) -> str:
-        return (f"ObsData(agent={self.agent_id}, {self.own_unit_type}, hp={self.own_health:.2f}, "
-                f"enemies={self.enemies}, allies={self.allies}, avail={self.available_actions})")
+        return (
+            f"ObsData(agent={self.agent_id}, {self.own_unit_type}, hp={self.own_health:.2f}, "
+            f"enemies={self.enemies}, allies={self.allies}, avail={self.available_actions})"
+        )
 
 
 def obs_data_from_view(view: AgentView) -> ObsData:
@@ -187,17 +214,38 @@ def obs_data_from_view(view: AgentView) -> ObsData:
     avail = set(view.avail_actions)
     d.can_move = {name: idx in avail for name, idx in DIRECTIONS.items()}
     for e in sorted(view.enemies, key=lambda e: e.id):
-        d.enemies.append(EnemyUnit(
-            e.id, e.unit_type, (round(e.rel_x, 3), round(e.rel_y, 3)), round(e.distance, 3),
-            round(e.health, 2), round(e.shield, 2), 0, e.visible,
-            e.source if not e.visible else None, e.hops if not e.visible else 0,
-            e.age if not e.visible else 0, can_attack=e.can_attack))
+        d.enemies.append(
+            EnemyUnit(
+                e.id,
+                e.unit_type,
+                (round(e.rel_x, 3), round(e.rel_y, 3)),
+                round(e.distance, 3),
+                round(e.health, 2),
+                round(e.shield, 2),
+                0,
+                e.visible,
+                e.source if not e.visible else None,
+                e.hops if not e.visible else 0,
+                e.age if not e.visible else 0,
+                can_attack=e.can_attack,
+            )
+        )
     for a in sorted(view.allies, key=lambda e: e.id):
-        d.allies.append(AllyUnit(
-            a.id, a.unit_type, (round(a.rel_x, 3), round(a.rel_y, 3)), round(a.distance, 3),
-            round(a.health, 2), round(a.shield, 2), a.last_action, a.visible,
-            a.source if not a.visible else None, a.hops if not a.visible else 0,
-            a.age if not a.visible else 0))
+        d.allies.append(
+            AllyUnit(
+                a.id,
+                a.unit_type,
+                (round(a.rel_x, 3), round(a.rel_y, 3)),
+                round(a.distance, 3),
+                round(a.health, 2),
+                round(a.shield, 2),
+                a.last_action,
+                a.visible,
+                a.source if not a.visible else None,
+                a.hops if not a.visible else 0,
+                a.age if not a.visible else 0,
+            )
+        )
     return d
 
 
@@ -227,8 +275,14 @@ def parse_combat_text(text: str) -> ObsData:
                 hops=int(m.group(13)) if relayed else 0,
                 age=int(m.group(14)) if relayed and m.group(14) else 0,
             )
-            args = (int(m.group(2)), m.group(3), (float(m.group(4)), float(m.group(5))),
-                    float(m.group(6)), float(m.group(7)), float(m.group(8)))
+            args = (
+                int(m.group(2)),
+                m.group(3),
+                (float(m.group(4)), float(m.group(5))),
+                float(m.group(6)),
+                float(m.group(7)),
+                float(m.group(8)),
+            )
             if m.group(1) == "Enemy":
                 d.enemies.append(EnemyUnit(*args, 0, can_attack=m.group(10) == "yes", **common))
             else:
@@ -237,3 +291,69 @@ def parse_combat_text(text: str) -> ObsData:
             rest = line.split(":", 1)[1].strip()
             d.available_actions = [int(x) for x in rest.split(",") if x.strip()]
     return d
+
+
+def view_from_text(text: str) -> AgentView:
+    """The combat :class:`AgentView` a text observation describes.
+
+    Positions in the text are fractions of the map (own unit) and of the sight range (others),
+    so absolute entity coordinates are rebuilt from them; everything a skill reads through
+    ``parse_obs`` comes out as it would from the original view (``obs_data_from_view`` of the
+    result equals ``parse_combat_text(text)``). The view's text is ``text`` itself.
+    """
+    d = parse_combat_text(text)
+    if not d.available_actions:
+        raise ValueError("not a combat observation: no 'Available actions:' line")
+    own = _own_unit(d)
+    entities: list[Entity] = []
+    for team, units in (("enemy", d.enemies), ("ally", d.allies)):
+        for u in units:
+            rx, ry = u.position
+            entities.append(
+                Entity(
+                    id=u.id,
+                    team=team,
+                    unit_type=u.unit_type,
+                    x=own.x + rx * own.sight_range,
+                    y=own.y + ry * own.sight_range,
+                    rel_x=rx,
+                    rel_y=ry,
+                    distance=u.distance,
+                    health=u.health,
+                    shield=u.shield,
+                    can_attack=bool(getattr(u, "can_attack", False)),
+                    last_action=u.last_action,
+                    visible=u.visible,
+                    source=u.source,
+                    hops=u.hops,
+                    age=u.age,
+                )
+            )
+    return AgentView(
+        agent_id=d.agent_id,
+        family="combat",
+        step=d.step,
+        alive=d.alive,
+        own=own,
+        entities=tuple(entities),
+        avail_actions=tuple(d.available_actions),
+        text=text,
+        text_fn=render_combat_text,
+    )
+
+
+def _own_unit(d: ObsData) -> OwnUnit:
+    w, h = d.map_size
+    return OwnUnit(
+        d.own_unit_type,
+        d.own_position[0] * w,
+        d.own_position[1] * h,
+        d.own_health,
+        d.own_shield,
+        d.own_sight_range,
+        d.own_shoot_range,
+        d.own_weapon_cooldown,
+        d.last_action,
+        w,
+        h,
+    )

@@ -21,8 +21,17 @@ from typing import Any
 
 import numpy as np
 
-from compass.envs.base import AgentView, Entity, OwnUnit, StepResult
-from compass.envs.combat_text import (
+from compass.core.types import AgentView, Entity, OwnUnit, StepResult
+from compass.games.combat.scenarios import CombatScenario, get_scenario
+from compass.games.combat.smacv2.config import (
+    SC2_UNIT_TYPE_IDS,
+    SIGHT_RANGE,
+    SMACV2_UNIT_NAMES,
+    env_kwargs,
+    shoot_range,
+)
+from compass.games.combat.smacv2.install import Smacv2NotInstalledError, require_smacv2
+from compass.games.combat.text import (
     ATTACK_OFFSET,
     MOVE_EAST,
     MOVE_NORTH,
@@ -32,16 +41,7 @@ from compass.envs.combat_text import (
     STOP,
     render_combat_text,
 )
-from compass.envs.combat_view import combat_agent_view, deaths_seen_by, entities_seen_by
-from compass.envs.scenarios import CombatScenario, get_scenario
-from compass.envs.smacv2_config import (
-    SC2_UNIT_TYPE_IDS,
-    SIGHT_RANGE,
-    SMACV2_UNIT_NAMES,
-    env_kwargs,
-    shoot_range,
-)
-from compass.envs.smacv2_install import Smacv2NotInstalledError, require_smacv2
+from compass.games.combat.view import combat_agent_view, deaths_seen_by, entities_seen_by
 
 __all__ = ["Smacv2Env", "Smacv2NotInstalledError", "Smacv2Snapshot", "make_smacv2", "smacv2_text"]
 
@@ -60,7 +60,7 @@ def _smacv2_factory(kwargs: dict[str, Any]) -> Any:
 
 @dataclass
 class Smacv2Snapshot:
-    """Host-side copy of one step's units, in the shape ``compass.envs.render`` draws."""
+    """Host-side copy of one step's units, in the shape ``compass.games.combat.render`` draws."""
 
     pos: np.ndarray  # (n, 2) map units
     alive: np.ndarray  # (n,) bool
@@ -84,8 +84,10 @@ def smacv2_text(view: AgentView) -> str:
     if view.alive and view.own.unit_type == MEDIVAC:
         targets = [a - ATTACK_OFFSET for a in sorted(view.avail_actions) if a >= ATTACK_OFFSET]
         listed = ", ".join(f"Ally #{j}" for j in targets) or "none"
-        text += (f"\nMedivac: you cannot attack; action {ATTACK_OFFSET}+j heals Ally #j (heal(j)). "
-                 f"Heal targets: {listed}")
+        text += (
+            f"\nMedivac: you cannot attack; action {ATTACK_OFFSET}+j heals Ally #j (heal(j)). "
+            f"Heal targets: {listed}"
+        )
     return text
 
 
@@ -122,9 +124,18 @@ class Smacv2Env:
 
     family = "combat"
 
-    def __init__(self, scenario: str = "protoss_5_vs_5", epo: bool = False, prob_obs_enemy: float | None = None,
-                 max_steps: int | None = None, *, action_mask: bool | None = None, seed: int | None = None,
-                 env_factory: EnvFactory | None = None, **env_overrides: Any) -> None:
+    def __init__(
+        self,
+        scenario: str = "protoss_5_vs_5",
+        epo: bool = False,
+        prob_obs_enemy: float | None = None,
+        max_steps: int | None = None,
+        *,
+        action_mask: bool | None = None,
+        seed: int | None = None,
+        env_factory: EnvFactory | None = None,
+        **env_overrides: Any,
+    ) -> None:
         self.spec: CombatScenario = get_scenario(scenario)
         self.scenario = scenario
         self.epo = epo
@@ -134,8 +145,13 @@ class Smacv2Env:
         if env_factory is None:
             require_smacv2()
             env_factory = _smacv2_factory
-        self.env_kwargs = env_kwargs(self.spec, prob_obs_enemy=self.prob_obs_enemy,
-                                     action_mask=self.action_mask, seed=seed, **env_overrides)
+        self.env_kwargs = env_kwargs(
+            self.spec,
+            prob_obs_enemy=self.prob_obs_enemy,
+            action_mask=self.action_mask,
+            seed=seed,
+            **env_overrides,
+        )
         # smacv2's wrapper writes into capability_config; keep our copy clean for inspection.
         self.env = env_factory(copy.deepcopy(self.env_kwargs))
         # The wrapper keeps the StarCraft2Env in ``.env``; unit data and settings live there.
@@ -198,7 +214,7 @@ class Smacv2Env:
         out = {
             "battle_won": outcome == "win",
             "dead_allies": int(info.get("dead_allies", int((~self.snap.alive[: self.n_agents]).sum()))),
-            "dead_enemies": int(info.get("dead_enemies", int((~self.snap.alive[self.n_agents:]).sum()))),
+            "dead_enemies": int(info.get("dead_enemies", int((~self.snap.alive[self.n_agents :]).sum()))),
             "replaced_actions": replaced,
         }
         if terminated and not info:
@@ -279,22 +295,37 @@ class Smacv2Env:
                 energy[u] = getattr(unit, "energy", 0.0) / MEDIVAC_MAX_ENERGY
             elif u < n:
                 cooldown[u] = unit.weapon_cooldown / sc.unit_max_cooldown(unit)
-        sight = np.array([sc.unit_sight_range(i) for i in range(n)] +
-                         [SIGHT_RANGE.get(name, 9) for name in names[n:]], dtype=np.float64)
-        attack = np.array([sc.unit_shoot_range(i) for i in range(n)] +
-                          [shoot_range(name) for name in names[n:]], dtype=np.float64)
+        sight = np.array(
+            [sc.unit_sight_range(i) for i in range(n)] + [SIGHT_RANGE.get(name, 9) for name in names[n:]],
+            dtype=np.float64,
+        )
+        attack = np.array(
+            [sc.unit_shoot_range(i) for i in range(n)] + [shoot_range(name) for name in names[n:]],
+            dtype=np.float64,
+        )
         self.snap = Smacv2Snapshot(
-            pos=np.array([[u.pos.x, u.pos.y] for u in units], dtype=np.float64), alive=health > 0,
-            health=health, shield=np.clip(shield, 0.0, 1.0), names=names, cooldown=np.clip(cooldown, 0.0, 1.0),
-            energy=np.clip(energy, 0.0, 1.0), n_allies=n, sight=sight, attack=attack,
-            map_size=(float(sc.map_x), float(sc.map_y)))
+            pos=np.array([[u.pos.x, u.pos.y] for u in units], dtype=np.float64),
+            alive=health > 0,
+            health=health,
+            shield=np.clip(shield, 0.0, 1.0),
+            names=names,
+            cooldown=np.clip(cooldown, 0.0, 1.0),
+            energy=np.clip(energy, 0.0, 1.0),
+            n_allies=n,
+            sight=sight,
+            attack=attack,
+            map_size=(float(sc.map_x), float(sc.map_y)),
+        )
         # smacv2 keeps last actions one-hot; an all-zero row (episode start) reads as no-op.
         last = getattr(sc, "last_action", None)
         last = np.zeros((n, self.n_actions)) if last is None else np.asarray(last).reshape(n, -1)
         self._last_actions = np.where(last.any(axis=1), last.argmax(axis=1), NOOP).astype(np.int64)
         obs_enemies = getattr(sc, "obs_enemies", None)
-        self._observed = (np.ones((self.n_enemies, n), dtype=bool) if obs_enemies is None
-                          else np.asarray(obs_enemies).astype(bool))
+        self._observed = (
+            np.ones((self.n_enemies, n), dtype=bool)
+            if obs_enemies is None
+            else np.asarray(obs_enemies).astype(bool)
+        )
 
     def observed(self, agent: int, enemy: int) -> bool:
         """Whether smacv2 lets ``agent`` observe ``enemy`` at all (its ``obs_enemies`` entry, EPO)."""
@@ -302,16 +333,32 @@ class Smacv2Env:
 
     def _own(self, i: int) -> OwnUnit:
         s = self.snap
-        return OwnUnit(s.names[i], float(s.pos[i, 0]), float(s.pos[i, 1]), float(s.health[i]),
-                       float(s.shield[i]), float(s.sight[i]), float(s.attack[i]), float(s.cooldown[i]),
-                       int(self._last_actions[i]), *s.map_size)
+        return OwnUnit(
+            s.names[i],
+            float(s.pos[i, 0]),
+            float(s.pos[i, 1]),
+            float(s.health[i]),
+            float(s.shield[i]),
+            float(s.sight[i]),
+            float(s.attack[i]),
+            float(s.cooldown[i]),
+            int(self._last_actions[i]),
+            *s.map_size,
+        )
 
     def visible_entities(self, i: int) -> tuple[Entity, ...]:
         """Units agent ``i`` sees itself this step, by smacv2's rule: alive, closer than its sight
         range, and -- for enemies -- observed by it (``obs_enemies``)."""
         s = self.snap
-        return entities_seen_by(s, i, self.n_agents, self._observed, self._last_actions,
-                                can_shoot=s.names[i] != MEDIVAC, range_inclusive=True)
+        return entities_seen_by(
+            s,
+            i,
+            self.n_agents,
+            self._observed,
+            self._last_actions,
+            can_shoot=s.names[i] != MEDIVAC,
+            range_inclusive=True,
+        )
 
     def avail_actions(self, i: int) -> tuple[int, ...]:
         """smacv2's ``get_avail_agent_actions`` as a tuple of indices."""
@@ -327,20 +374,38 @@ class Smacv2Env:
             deaths = deaths_seen_by(self.snap, self._prev_alive, i, self.n_agents, self._observed)
             if deaths:
                 extra["deaths_seen"] = deaths
-            out.append(combat_agent_view(i, self.t, self.snap, self._own(i), self.visible_entities(i),
-                                         self.avail_actions(i), smacv2_text, extra))
+            out.append(
+                combat_agent_view(
+                    i,
+                    self.t,
+                    self.snap,
+                    self._own(i),
+                    self.visible_entities(i),
+                    self.avail_actions(i),
+                    smacv2_text,
+                    extra,
+                )
+            )
         return out
 
     def render_global(self) -> np.ndarray:
         """Whole-map RGB frame of the current step (our renderer, from unit positions)."""
-        from compass.envs.render import render_global
+        from compass.games.combat.render import render_global
 
         return render_global(self.snap, step=self.t)
 
 
-def make_smacv2(scenario: str, *, epo: bool = False, max_steps: int | None = None,
-                prob_obs_enemy: float | None = None, action_mask: bool | None = None, seed: int | None = None,
-                env_factory: EnvFactory | None = None, **env_overrides: Any) -> Smacv2Env:
+def make_smacv2(
+    scenario: str,
+    *,
+    epo: bool = False,
+    max_steps: int | None = None,
+    prob_obs_enemy: float | None = None,
+    action_mask: bool | None = None,
+    seed: int | None = None,
+    env_factory: EnvFactory | None = None,
+    **env_overrides: Any,
+) -> Smacv2Env:
     """Build the SMACv2 adapter for ``protoss_5_vs_5``, ``terran_5_vs_6``, ... (``compass run --env smacv2:...``).
 
     The scenario name is checked first; then, unless ``env_factory`` is given, smacv2, pysc2,
@@ -350,5 +415,13 @@ def make_smacv2(scenario: str, *, epo: bool = False, max_steps: int | None = Non
     either. ``seed`` seeds the game at launch; other keywords go to smacv2's ``StarCraft2Env``.
     """
     get_scenario(scenario)
-    return Smacv2Env(scenario, epo=epo, prob_obs_enemy=prob_obs_enemy, max_steps=max_steps,
-                     action_mask=action_mask, seed=seed, env_factory=env_factory, **env_overrides)
+    return Smacv2Env(
+        scenario,
+        epo=epo,
+        prob_obs_enemy=prob_obs_enemy,
+        max_steps=max_steps,
+        action_mask=action_mask,
+        seed=seed,
+        env_factory=env_factory,
+        **env_overrides,
+    )

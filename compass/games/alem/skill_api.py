@@ -17,7 +17,8 @@ import random
 from collections import deque
 from dataclasses import replace
 
-from compass.envs.alem_names import (
+from compass.core.types import AgentView
+from compass.games.alem.names import (
     ACTION_LABELS,
     BLOCK_NAMES,
     BUILD_ACTIONS,
@@ -43,8 +44,7 @@ from compass.envs.alem_names import (
     action_name,
     give_action,
 )
-from compass.envs.alem_obs import CoordSite, Mob, ObsData, Seen, parse_alem_text
-from compass.envs.base import AgentView
+from compass.games.alem.obs import CoordSite, Mob, ObsData, Seen, parse_alem_text
 
 FAMILY = "alem"
 ASCEND = 19

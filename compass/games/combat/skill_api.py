@@ -10,8 +10,8 @@ import heapq
 import math
 import random
 
-from compass.envs.base import AgentView
-from compass.envs.combat_text import (
+from compass.core.types import AgentView
+from compass.games.combat.text import (
     ATTACK_OFFSET,
     DIRECTION_VECTORS,
     DIRECTIONS,
@@ -44,8 +44,9 @@ def move(direction: str) -> int:
         raise ValueError(f"unknown direction {direction!r}; use north, south, east or west") from None
 
 
-def find_path(obs_data: ObsData, dx: float, dy: float, target_type: str | None = None,
-              avoid_enemies: bool = False) -> int | None:
+def find_path(
+    obs_data: ObsData, dx: float, dy: float, target_type: str | None = None, avoid_enemies: bool = False
+) -> int | None:
     """First move of an A* path from the unit to a point ``(dx, dy)`` relative to it.
 
     ``dx``/``dy`` are in the observation's units (fractions of the sight range, like
@@ -87,8 +88,9 @@ def _clamp_to_grid(x: float, y: float, radius: int) -> tuple[float, float]:
     return x * radius / m, y * radius / m
 
 
-def _blocked_cells(d: ObsData, sight: float, radius: int, target: tuple[int, int] | None,
-                   avoid_enemies: bool) -> set[tuple[int, int]]:
+def _blocked_cells(
+    d: ObsData, sight: float, radius: int, target: tuple[int, int] | None, avoid_enemies: bool
+) -> set[tuple[int, int]]:
     blocked: set[tuple[int, int]] = set()
     w, h = d.map_size
     ox, oy = d.own_position[0] * w, d.own_position[1] * h
@@ -111,10 +113,16 @@ def _blocked_cells(d: ObsData, sight: float, radius: int, target: tuple[int, int
     return blocked
 
 
-def _nearest_free(goal: tuple[int, int], blocked: set[tuple[int, int]], radius: int) -> tuple[int, int] | None:
+def _nearest_free(
+    goal: tuple[int, int], blocked: set[tuple[int, int]], radius: int
+) -> tuple[int, int] | None:
     for r in range(1, 2 * radius + 1):
-        ring = [(goal[0] + i, goal[1] + j) for i in range(-r, r + 1) for j in range(-r, r + 1)
-                if max(abs(i), abs(j)) == r]
+        ring = [
+            (goal[0] + i, goal[1] + j)
+            for i in range(-r, r + 1)
+            for j in range(-r, r + 1)
+            if max(abs(i), abs(j)) == r
+        ]
         free = [c for c in ring if c not in blocked and max(abs(c[0]), abs(c[1])) <= radius]
         if free:
             return min(free, key=lambda c: (math.hypot(c[0] - goal[0], c[1] - goal[1]), c))
@@ -128,8 +136,7 @@ def _astar_first_step(goal: tuple[int, int], blocked: set[tuple[int, int]], radi
     that re-plans every step walks a steady line instead of alternating directions.
     """
     start = (0, 0)
-    steps = sorted(DIRECTION_VECTORS.items(),
-                   key=lambda kv: -(kv[1][0] * goal[0] + kv[1][1] * goal[1]))
+    steps = sorted(DIRECTION_VECTORS.items(), key=lambda kv: -(kv[1][0] * goal[0] + kv[1][1] * goal[1]))
     seq = 0  # FIFO among equal (f, g): neighbours pushed first (best-aligned) are expanded first
     frontier = [(abs(goal[0]) + abs(goal[1]), 0, seq, start)]
     first: dict[tuple[int, int], int | None] = {start: None}

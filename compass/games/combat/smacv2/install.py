@@ -116,11 +116,20 @@ def find_sc2(sc2_path: Path | None = None) -> tuple[Sc2Install | None, list[str]
     return Sc2Install(root, map_path), []
 
 
-def install_message(problems: list[str], *, need_python: bool, need_protobuf: bool, need_game: bool,
-                    need_maps: bool) -> str:
+def install_message(
+    problems: list[str], *, need_python: bool, need_protobuf: bool, need_game: bool, need_maps: bool
+) -> str:
     """The full text of the missing-dependency error: what is wrong, then the steps to fix it."""
-    steps = [s for s, needed in ((STEP_PYTHON, need_python), (STEP_PROTOBUF, need_protobuf),
-                                 (STEP_GAME, need_game), (STEP_MAPS, need_maps)) if needed]
+    steps = [
+        s
+        for s, needed in (
+            (STEP_PYTHON, need_python),
+            (STEP_PROTOBUF, need_protobuf),
+            (STEP_GAME, need_game),
+            (STEP_MAPS, need_maps),
+        )
+        if needed
+    ]
     lines = ["SMACv2 on StarCraft II is not ready:"]
     lines += [f"  - {p}" for p in problems]
     lines.append("To run compass on SMACv2, install:")
@@ -141,10 +150,12 @@ def require_smacv2(sc2_path: Path | None = None) -> Sc2Install:
         assert install is not None
         return install
     protobuf = problem is not None and "protobuf" in problem
-    raise Smacv2NotInstalledError(install_message(
-        problems,
-        need_python=problem is not None and not protobuf,
-        need_protobuf=protobuf,
-        need_game=any("StarCraft II" in p for p in game_problems),
-        need_maps=any(p.startswith("SMACv2 map missing") for p in game_problems),
-    ))
+    raise Smacv2NotInstalledError(
+        install_message(
+            problems,
+            need_python=problem is not None and not protobuf,
+            need_protobuf=protobuf,
+            need_game=any("StarCraft II" in p for p in game_problems),
+            need_maps=any(p.startswith("SMACv2 map missing") for p in game_problems),
+        )
+    )

@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from compass.envs.base import AgentView
+from compass.core.types import AgentView
 
 Adjacency = dict[int, tuple[int, ...]]
 # (hops from the nearest origin, that origin's agent id, payload index)

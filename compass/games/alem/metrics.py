@@ -18,16 +18,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from compass.envs.alem_names import (
+from compass.eval.stats import bootstrap_mean_ci
+from compass.games.alem.names import (
     ACHIEVEMENT_WEIGHTS,
     ACHIEVEMENTS,
     FIRST_COORD_ACHIEVEMENT,
     OVERWORLD_ACHIEVEMENTS,
 )
-from compass.eval.stats import bootstrap_mean_ci
 
 BASE_MAX = 217
 COORD_MAX = 159
@@ -214,3 +215,39 @@ def summarise(episodes: Sequence[EpisodeScore], n: int = 10000, alpha: float = 0
     total_agents = sum(len(e.agents) for e in episodes)
     out["achievement_rates"] = {k: v / total_agents for k, v in sorted(freq.items(), key=lambda kv: -kv[1])}
     return out
+
+
+class AlemScorer:
+    """The ALEM paper's metrics (Base%, Coord.%, Total%, achievements, survival) for a run's episodes."""
+
+    def __init__(self, env: Any) -> None:
+        self.overworld = getattr(env, "scenario", "") == "overworld"
+        self.n_agents = env.n_agents
+        self.scores: list[EpisodeScore] = []
+        self.tracker: EpisodeTracker | None = None
+
+    def start(self) -> None:
+        self.tracker = EpisodeTracker(n_agents=self.n_agents, overworld=self.overworld)
+
+    def on_step(self, episode: int, t: int, res: Any) -> None:
+        self.tracker.update(res.info, res.outcome)
+
+    def finish(self) -> dict:
+        score = self.tracker.score()
+        self.scores.append(score)
+        return score.as_dict()
+
+    def summary(self) -> dict:
+        return summarise(self.scores)
+
+    def describe_episode(self, metrics: dict) -> str:
+        return (
+            f"Base {metrics['base_pct']:.1f}% Coord {metrics['coord_pct']:.1f}% "
+            f"Total {metrics['total_pct']:.1f}%"
+        )
+
+    def headline(self, summary: dict) -> str:
+        return "  ".join(
+            f"{name} {summary[key]['mean']:.1f}% [{summary[key]['ci95'][0]:.1f}, {summary[key]['ci95'][1]:.1f}]"
+            for name, key in (("Base", "base_pct"), ("Coord.", "coord_pct"), ("Total", "total_pct"))
+        )

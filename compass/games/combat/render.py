@@ -11,7 +11,7 @@ from typing import Protocol
 import numpy as np
 from PIL import Image, ImageDraw
 
-from compass.envs.base import AgentView
+from compass.core.types import AgentView
 
 
 class Snapshot(Protocol):
@@ -29,25 +29,46 @@ class Snapshot(Protocol):
 
     def type_name(self, u: int) -> str: ...
 
+
 ALLY = (60, 130, 255)
 ENEMY = (235, 70, 60)
 RELAYED = (255, 170, 60)
 BG = (28, 32, 36)
 GRID = (44, 50, 56)
-SHORT = {"marine": "m", "marauder": "M", "stalker": "S", "zealot": "Z", "zergling": "z",
-         "hydralisk": "H", "colossus": "C", "medivac": "V", "baneling": "B"}
+SHORT = {
+    "marine": "m",
+    "marauder": "M",
+    "stalker": "S",
+    "zealot": "Z",
+    "zergling": "z",
+    "hydralisk": "H",
+    "colossus": "C",
+    "medivac": "V",
+    "baneling": "B",
+}
 
 
-def _health_bar(d: ImageDraw.ImageDraw, cx: float, cy: float, r: float, frac: float,
-                fill=(80, 220, 90), lift: float = 0.0) -> None:
+def _health_bar(
+    d: ImageDraw.ImageDraw, cx: float, cy: float, r: float, frac: float, fill=(80, 220, 90), lift: float = 0.0
+) -> None:
     w = 2 * r
     top = cy - r - 6 - lift
     d.rectangle([cx - r, top, cx + r, top + 3], fill=(60, 60, 60))
     d.rectangle([cx - r, top, cx - r + w * max(0.0, min(1.0, frac)), top + 3], fill=fill)
 
 
-def _unit(d: ImageDraw.ImageDraw, cx: float, cy: float, r: float, color, label: str, kind: str,
-          health: float, outline=None, shield: float = 0.0) -> None:
+def _unit(
+    d: ImageDraw.ImageDraw,
+    cx: float,
+    cy: float,
+    r: float,
+    color,
+    label: str,
+    kind: str,
+    health: float,
+    outline=None,
+    shield: float = 0.0,
+) -> None:
     d.ellipse([cx - r, cy - r, cx + r, cy + r], fill=color, outline=outline, width=2)
     d.text((cx - 3, cy - 6), SHORT.get(kind, "?"), fill=(255, 255, 255))
     d.text((cx + r + 1, cy - r), label, fill=(230, 230, 230))
@@ -79,8 +100,17 @@ def render_global(snap: Snapshot, step: int = 0, size: int = 384) -> np.ndarray:
             r = snap.attack[u] * scale
             d.ellipse([cx - r, cy - r, cx + r, cy + r], outline=(70, 90, 140))
         label = f"E{u - snap.n_allies}" if is_enemy else f"A{u}"
-        _unit(d, cx, cy, 0.55 * scale, ENEMY if is_enemy else ALLY, label, snap.type_name(u), snap.health[u],
-              shield=float(shields[u]) if shields is not None else 0.0)
+        _unit(
+            d,
+            cx,
+            cy,
+            0.55 * scale,
+            ENEMY if is_enemy else ALLY,
+            label,
+            snap.type_name(u),
+            snap.health[u],
+            shield=float(shields[u]) if shields is not None else 0.0,
+        )
     d.text((4, 4), f"step {step}", fill=(220, 220, 220))
     return np.asarray(img)
 
@@ -98,11 +128,23 @@ def render_ego(snap: Snapshot, view: AgentView, size: int = 256) -> np.ndarray:
     w, h = view.own.map_width, view.own.map_height
     sx, sy = view.own.x, view.own.y
     k = scale / view.own.sight_range
-    d.rectangle([half + (0 - sx) * k, half - (h - sy) * k, half + (w - sx) * k, half - (0 - sy) * k],
-                outline=(160, 160, 60))
+    d.rectangle(
+        [half + (0 - sx) * k, half - (h - sy) * k, half + (w - sx) * k, half - (0 - sy) * k],
+        outline=(160, 160, 60),
+    )
     if view.alive:
-        _unit(d, half, half, 10, ALLY, f"A{view.agent_id} (you)", view.own.unit_type, view.own.health,
-              outline=(255, 255, 255), shield=view.own.shield)
+        _unit(
+            d,
+            half,
+            half,
+            10,
+            ALLY,
+            f"A{view.agent_id} (you)",
+            view.own.unit_type,
+            view.own.health,
+            outline=(255, 255, 255),
+            shield=view.own.shield,
+        )
     for e in view.entities:
         rx, ry = np.clip(e.rel_x, -1.12, 1.12), np.clip(e.rel_y, -1.12, 1.12)
         cx, cy = half + rx * scale, half - ry * scale

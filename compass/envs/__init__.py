@@ -1,1 +1,0 @@
-"""Environment adapters: each turns a native environment into per-agent ``AgentView``s."""

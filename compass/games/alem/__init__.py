@@ -1,0 +1,46 @@
+"""The ALEM family: the open-ended coordination world of ``alem-env`` (3 agents: warrior, forager, miner)."""
+
+from __future__ import annotations
+
+from compass.core.family import EnvOptions, GameFamily, Scorer
+from compass.core.types import AgentView, MultiAgentEnv
+from compass.games.alem.scenarios import SCENARIOS
+
+DEFAULT_TASK = "Play ALEM as any role: survive, then coordinate with the team, then climb the tool ladder"
+
+FRAME_LEGEND = (
+    "your agent's egocentric view of the map tiles around it (you are at the centre; "
+    "other agents and creatures are drawn on their tiles)"
+)
+
+
+def _alem(scenario: str, options: EnvOptions) -> MultiAgentEnv:
+    from compass.games.alem.env import make_alem
+
+    return make_alem(scenario, max_steps=options.max_steps or 10000)
+
+
+def _scorer(env: MultiAgentEnv) -> Scorer:
+    from compass.games.alem.metrics import AlemScorer
+
+    return AlemScorer(env)
+
+
+def _view_from_text(text: str) -> AgentView:
+    from compass.games.alem.textview import view_from_text
+
+    return view_from_text(text)
+
+
+FAMILY = GameFamily(
+    name="alem",
+    package=__name__,
+    envs={"alem": _alem},
+    skill_api="compass.games.alem.skill_api",
+    default_task=DEFAULT_TASK,
+    synthesis="whole",
+    frame_legend=FRAME_LEGEND,
+    view_from_text=_view_from_text,
+    scenarios={"alem": tuple(SCENARIOS)},
+    make_scorer=_scorer,
+)

@@ -1,0 +1,47 @@
+"""The combat family: StarCraft-style micro in SMAX (JAX) and SMACv2 (StarCraft II).
+
+Skills speak SMACv2's action indices (0 no-op, 1 stop, 2-5 move N/S/E/W, 6+j attack enemy j) and
+read SMACv2-style text, so one library runs unchanged on both environments.
+"""
+
+from __future__ import annotations
+
+from compass.core.family import EnvOptions, GameFamily
+from compass.core.types import MultiAgentEnv
+from compass.games.combat.scenarios import SCENARIOS
+from compass.games.combat.text import view_from_text
+
+DEFAULT_TASK = (
+    "Defeat all enemy units: focus fire on priority targets, kite melee units at max range "
+    "and keep the group together"
+)
+
+FRAME_LEGEND = (
+    "your unit's view (centre = you, inner ring = shoot range, outer = sight range, "
+    "orange = units relayed by allies)"
+)
+
+
+def _smax(scenario: str, options: EnvOptions) -> MultiAgentEnv:
+    from compass.games.combat.smax import DEFAULT_MAX_STEPS, SmaxEnv
+
+    return SmaxEnv(scenario, epo=options.epo, max_steps=options.max_steps or DEFAULT_MAX_STEPS)
+
+
+def _smacv2(scenario: str, options: EnvOptions) -> MultiAgentEnv:
+    from compass.games.combat.smacv2.env import make_smacv2
+
+    return make_smacv2(scenario, epo=options.epo, max_steps=options.max_steps)
+
+
+FAMILY = GameFamily(
+    name="combat",
+    package=__name__,
+    envs={"smax": _smax, "smacv2": _smacv2},
+    skill_api="compass.games.combat.skill_api",
+    default_task=DEFAULT_TASK,
+    synthesis="refine",
+    frame_legend=FRAME_LEGEND,
+    view_from_text=view_from_text,
+    scenarios={"smax": tuple(SCENARIOS), "smacv2": tuple(s for s in SCENARIOS if "_5_vs_" in s)},
+)
