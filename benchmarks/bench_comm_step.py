@@ -37,7 +37,7 @@ def make_views(rng: np.random.Generator, n_agents: int, n_enemies: int, steps: i
                     if (team, j) != ("ally", i) and math.hypot(ex - x, ey - y) <= SIGHT:
                         e = Entity(j, team, "stalker", ex, ey, 0.0, 0.0, 0.0, 1.0)
                         seen.append(e.relative_to(x, y, SIGHT, SHOOT))
-            own = OwnUnit("stalker", x, y, 1.0, 1.0, SIGHT, SHOOT, 0.0, 0, SIZE, SIZE)
+            own = OwnUnit("stalker", x, y, 1.0, SIGHT, SHOOT, 0, SIZE, SIZE)
             views.append(AgentView(i, "combat", step, True, own, tuple(seen), (), ""))
         out.append(views)
     return out

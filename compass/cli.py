@@ -221,3 +221,7 @@ def skills_check(library: LibraryOpt = None, family: FamilyOpt = "combat") -> No
 
 def entrypoint() -> None:  # pragma: no cover - console script shim
     app(sys.argv[1:])
+
+
+if __name__ == "__main__":  # python -m compass.cli (runs this checkout, not an installed copy)
+    app()

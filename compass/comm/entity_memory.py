@@ -43,7 +43,7 @@ def entity_key(entity: Entity) -> EntityKey:
     return (entity.team, entity.id)
 
 
-def self_entity(agent_id: int, own: OwnUnit) -> Entity:
+def self_entity(agent_id: int, own: OwnUnit, shield: float = 0.0) -> Entity:
     """The agent's own unit as an ally entity, so allies learn where it is (self-report)."""
     return Entity(
         id=agent_id,
@@ -55,7 +55,7 @@ def self_entity(agent_id: int, own: OwnUnit) -> Entity:
         rel_y=0.0,
         distance=0.0,
         health=own.health,
-        shield=own.shield,
+        shield=shield,
         last_action=own.last_action,
     )
 
@@ -82,7 +82,8 @@ def direct_observations(views: Sequence[AgentView], self_reports: bool = True) -
         seen = [e for e in view.entities if e.visible]
         seen += view.extra.get("deaths_seen", ())  # health-0 reports: receivers drop those units
         if self_reports:
-            seen.append(self_entity(view.agent_id, view.own))
+            # A family whose typed observation has a shield (combat) reports it too.
+            seen.append(self_entity(view.agent_id, view.own, getattr(view.obs, "shield", 0.0)))
         for e in seen:
             origins.setdefault((e.team, e.id), []).append((view.agent_id, len(entities)))
             entities.append(e)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, Protocol
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 import numpy as np
 
@@ -47,33 +47,38 @@ class Entity:
     hops: int = 0
     age: int = 0  # steps since it was seen
 
-    def relative_to(self, x: float, y: float, sight_range: float, shoot_range: float) -> Entity:
+    def relative_to(self, x: float, y: float, sight_range: float, attack_range: float) -> Entity:
         """The same entity seen from another position (used when relaying reports)."""
         dx, dy = (self.x - x) / sight_range, (self.y - y) / sight_range
         dist = math.hypot(dx, dy)
-        can_attack = self.team == "enemy" and self.visible and dist * sight_range <= shoot_range
+        can_attack = self.team == "enemy" and self.visible and dist * sight_range <= attack_range
         return replace(self, rel_x=float(dx), rel_y=float(dy), distance=dist, can_attack=can_attack)
 
 
 @dataclass(frozen=True)
 class OwnUnit:
-    """The observing agent's own unit."""
+    """The observing agent's own unit, in terms every family has.
+
+    What only one family knows (combat's shield and weapon cooldown, ALEM's inventory and
+    needs) is in the view's typed ``obs``.
+    """
 
     unit_type: str
     x: float
     y: float
     health: float
-    shield: float
     sight_range: float
-    shoot_range: float
-    weapon_cooldown: float
+    attack_range: float  # how close an enemy must be to be hit (combat: shoot range; ALEM: 1 tile)
     last_action: int
     map_width: float
     map_height: float
 
 
+ObsT = TypeVar("ObsT")
+
+
 @dataclass
-class AgentView:
+class AgentView(Generic[ObsT]):
     """What one agent perceives at one step.
 
     ``text`` is derived from ``own`` and ``entities`` by the family's text function, so the text a
@@ -88,6 +93,8 @@ class AgentView:
     entities: tuple[Entity, ...]
     avail_actions: tuple[int, ...]
     text: str
+    #: the family's typed observation (combat: ``CombatObs``; ALEM: its ``ObsData``)
+    obs: ObsT | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     # Called with the view itself, so a copy with relayed entities renders them too.
     render: Callable[[AgentView], np.ndarray] | None = field(default=None, repr=False, compare=False)

@@ -119,8 +119,9 @@ def caption(view: AgentView) -> str:
     allies = [e for e in view.entities if e.team == "ally"]
     seen = [e for e in enemies if e.visible]
     parts = [f"step {view.step}: own health {view.own.health:.2f}"]
-    if view.own.shield:
-        parts[0] += f", shield {view.own.shield:.2f}"
+    shield = getattr(view.obs, "shield", 0.0)  # families whose units have shields (combat)
+    if shield:
+        parts[0] += f", shield {shield:.2f}"
     if enemies:
         parts.append(
             f"{len(seen)} enemies in sight, {len(enemies) - len(seen)} relayed, "

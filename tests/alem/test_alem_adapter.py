@@ -65,7 +65,7 @@ def test_text_names_the_entities_skills_see(overworld_views):
                         e,
                         v.text,
                     )
-            obs = v.extra["obs"]
+            obs = v.obs
             seen_text = (
                 set(
                     re.findall(
@@ -111,7 +111,7 @@ def test_parsed_text_agrees_with_state_obs(overworld_views):
         for v in views:
             if not v.alive or "Status:" in v.text:
                 continue
-            o, p = v.extra["obs"], parse_alem_text(v.text)
+            o, p = v.obs, parse_alem_text(v.text)
             assert p.agent_id == o.agent_id and p.role == o.role and p.position == o.position
             assert (p.step, p.max_steps, p.facing, p.level) == (o.step, o.max_steps, o.facing, o.level)
             assert p.status == {k: o.status[k] for k in p.status}
@@ -168,5 +168,5 @@ def test_relayed_entities_extend_the_text(overworld_views):
 
     d = obs_data_from_view(relayed)
     assert [(m.id, m.name, m.kind, m.x, m.y) for m in d.relayed] == [(207, "zombie", "melee", 3, 4)]
-    assert obs_data_from_view(v) is v.extra["obs"]
+    assert obs_data_from_view(v) is v.obs
     assert replace(v).text == v.text

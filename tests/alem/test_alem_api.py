@@ -92,7 +92,7 @@ def test_make_api_fast_path_and_default(overworld_views):
     for v in overworld_views[-1]:
         names = api.make_api(v, random.Random(0))
         d = names["parse_obs"](v.text)
-        assert d is v.extra["obs"]
+        assert d is v.obs
         assert names["parse_obs"]("current") is d
         assert api.default_action(v) in v.avail_actions
         for t in d.teammates:

@@ -40,7 +40,7 @@ def test_relayed_entity_matches_entity_relative_to(fig5: World):
     own = views[0].own
     for got in mem.relayed_for(0, views[0]):
         ref = mem.record(0, got.team, got.id).entity.relative_to(
-            own.x, own.y, own.sight_range, own.shoot_range
+            own.x, own.y, own.sight_range, own.attack_range
         )
         assert (got.rel_x, got.rel_y) == (ref.rel_x, ref.rel_y)
         assert got.distance == pytest.approx(ref.distance, rel=1e-12)
@@ -193,8 +193,8 @@ def test_death_seen_by_a_teammate_clears_the_relayed_record():
     from compass.core.types import AgentView, Entity, OwnUnit
 
     def view(i, x, entities=(), extra=None):
-        own = OwnUnit("stalker", x, 10.0, 1.0, 0.0, 9.0, 6.0, 0.0, 0, 32.0, 32.0)
-        return AgentView(i, "combat", 0, True, own, tuple(entities), (1,), "", extra or {})
+        own = OwnUnit("stalker", x, 10.0, 1.0, 9.0, 6.0, 0, 32.0, 32.0)
+        return AgentView(i, "combat", 0, True, own, tuple(entities), (1,), "", extra=extra or {})
 
     enemy = Entity(3, "enemy", "zealot", 16.0, 10.0, 0.0, 0.0, 0.0, 1.0)
     mem = GlobalEntityMemory(max_hops=3, ttl_steps=10)

@@ -16,7 +16,7 @@ if str(_ROOT) not in sys.path:
 
 from compass.core.family import get_family  # noqa: E402
 from compass.core.types import AgentView, Entity, OwnUnit  # noqa: E402
-from compass.games.combat.text import render_combat_text  # noqa: E402
+from compass.games.combat.text import CombatObs, render_combat_text  # noqa: E402
 from compass.planner.base import DecisionContext  # noqa: E402
 from compass.planner.vlm_planner import PlannerSettings, VLMPlanner  # noqa: E402
 from compass.skills.library import SkillLibrary  # noqa: E402
@@ -72,10 +72,8 @@ def make_view(agent_id: int = 0, step: int = 5, enemies: bool = True, relayed: b
         x=x,
         y=y,
         health=0.8,
-        shield=0.5,
         sight_range=SIGHT,
-        shoot_range=SHOOT,
-        weapon_cooldown=0.0,
+        attack_range=SHOOT,
         last_action=1,
         map_width=32.0,
         map_height=32.0,
@@ -95,6 +93,7 @@ def make_view(agent_id: int = 0, step: int = 5, enemies: bool = True, relayed: b
         entities=tuple(ents),
         avail_actions=tuple(avail),
         text="",
+        obs=CombatObs(shield=0.5, weapon_cooldown=0.0),
         text_fn=render_combat_text,
     )
     view.text = render_combat_text(view)

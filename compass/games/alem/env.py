@@ -360,6 +360,7 @@ class AlemEnv:
                     entities=entities(obs[i]),
                     avail_actions=tuple(obs[i].legal_indices),
                     text=texts[i],
+                    obs=obs[i],
                     extra=_extra(obs[i]),
                     render=partial(self._frame, step, i),
                     text_fn=partial(_relayed_text, texts[i]),
@@ -401,7 +402,6 @@ class AlemEnv:
 def _extra(obs: ObsData) -> dict[str, Any]:
     """ALEM-specific data that has no field in the base contract."""
     return {
-        "obs": obs,  # the full structured observation (parse_obs's fast path)
         "role": obs.role,
         "level": obs.level,
         "level_name": obs.level_name,

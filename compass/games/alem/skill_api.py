@@ -71,7 +71,7 @@ _STONE_ID = 4  # BlockType.STONE
 # --------------------------------------------------------------------------- observation
 def obs_data_from_view(view: AgentView) -> ObsData:
     """The adapter's structured observation for ``view`` (no parsing), plus relayed creatures."""
-    obs = view.extra.get("obs")
+    obs = view.obs
     if not isinstance(obs, ObsData):
         return parse_alem_text(view.text, view.agent_id)
     relayed = [e for e in view.entities if e.team == "enemy" and not e.visible]

@@ -12,6 +12,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from compass.core.types import AgentView
+from compass.games.combat.text import CombatObs
 
 
 class Snapshot(Protocol):
@@ -122,7 +123,7 @@ def render_ego(snap: Snapshot, view: AgentView, size: int = 256) -> np.ndarray:
     half = size / 2
     scale = half / 1.15  # 1.0 = sight range; leave a margin for relayed units just outside
     d.ellipse([half - scale, half - scale, half + scale, half + scale], outline=(90, 90, 110))
-    sr = view.own.shoot_range / view.own.sight_range * scale
+    sr = view.own.attack_range / view.own.sight_range * scale
     d.ellipse([half - sr, half - sr, half + sr, half + sr], outline=(70, 90, 140))
     # Map edges inside the view, so the VLM sees where walls are.
     w, h = view.own.map_width, view.own.map_height
@@ -143,7 +144,7 @@ def render_ego(snap: Snapshot, view: AgentView, size: int = 256) -> np.ndarray:
             view.own.unit_type,
             view.own.health,
             outline=(255, 255, 255),
-            shield=view.own.shield,
+            shield=view.obs.shield if isinstance(view.obs, CombatObs) else 0.0,
         )
     for e in view.entities:
         rx, ry = np.clip(e.rel_x, -1.12, 1.12), np.clip(e.rel_y, -1.12, 1.12)

@@ -23,7 +23,7 @@ from compass.games.combat.text import (
     STOP,
     render_combat_text,
 )
-from compass.games.combat.view import combat_agent_view, deaths_seen_by, entities_seen_by
+from compass.games.combat.view import CombatObs, combat_agent_view, deaths_seen_by, entities_seen_by
 from compass.util.jax_cache import enable_jax_cache
 
 # SMACv2 index -> SMAX movement index (SMAX: 0 N, 1 E, 2 S, 3 W, 4 stop, 5+j attack).
@@ -279,13 +279,14 @@ class SmaxEnv:
             float(s.pos[i, 0]),
             float(s.pos[i, 1]),
             float(s.health[i]) if s.alive[i] else 0.0,
-            0.0,
             float(s.sight[i]),
             float(s.attack[i]),
-            float(s.cooldown[i]),
             int(self._last_actions[i]),
             *s.map_size,
         )
+
+    def _obs(self, i: int) -> CombatObs:
+        return CombatObs(shield=0.0, weapon_cooldown=float(self.snap.cooldown[i]))
 
     def visible_entities(self, i: int) -> tuple[Entity, ...]:
         """Entities agent ``i`` sees itself this step."""
@@ -303,6 +304,7 @@ class SmaxEnv:
                 self.t,
                 self.snap,
                 self._own(i),
+                self._obs(i),
                 self.visible_entities(i),
                 self.avail_actions(i),
                 render_combat_text,

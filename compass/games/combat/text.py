@@ -7,6 +7,7 @@ live together so that ``parse(render(view))`` recovers exactly what a skill need
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from compass.core.types import AgentView, Entity, OwnUnit
 
@@ -52,9 +53,21 @@ def _relay_suffix(e: Entity) -> str:
     return f" [relayed by Ally #{e.source}, {e.hops} hop{'s' if e.hops != 1 else ''}, seen {ago}]"
 
 
+@dataclass(frozen=True)
+class CombatObs:
+    """The combat-only part of what an agent observes about its own unit (``AgentView.obs``)."""
+
+    shield: float
+    weapon_cooldown: float
+
+
+_NO_COMBAT_OBS = CombatObs(0.0, 0.0)
+
+
 def render_combat_text(view: AgentView) -> str:
     """SMACv2-style text for one agent, built only from ``view.own`` and ``view.entities``."""
     own = view.own
+    cobs = view.obs if isinstance(view.obs, CombatObs) else _NO_COMBAT_OBS
     if not view.alive:
         return (
             f"Step {view.step}. You are Ally #{view.agent_id}, a {own.unit_type}. Your unit is dead.\n"
@@ -62,10 +75,10 @@ def render_combat_text(view: AgentView) -> str:
         )
     lines = [
         f"Step {view.step}. You are Ally #{view.agent_id}, a {own.unit_type} "
-        f"(shoot range {own.shoot_range:.1f}, sight range {own.sight_range:.1f}).",
+        f"(shoot range {own.attack_range:.1f}, sight range {own.sight_range:.1f}).",
         f"Own unit: position ({own.x / own.map_width:.3f}, {own.y / own.map_height:.3f}) of the "
         f"{own.map_width:g}x{own.map_height:g} map, "
-        f"health {own.health:.2f}, shield {own.shield:.2f}, weapon cooldown {own.weapon_cooldown:.2f}, "
+        f"health {own.health:.2f}, shield {cobs.shield:.2f}, weapon cooldown {cobs.weapon_cooldown:.2f}, "
         f"last action: {action_name(own.last_action)}",
     ]
     avail = set(view.avail_actions)
@@ -207,9 +220,10 @@ def obs_data_from_view(view: AgentView) -> ObsData:
         return d  # the text of a dead unit says only that (and its available actions)
     d.own_position = (round(own.x / own.map_width, 3), round(own.y / own.map_height, 3))
     d.map_size = (float(own.map_width), float(own.map_height))
-    d.own_health, d.own_shield = round(own.health, 2), round(own.shield, 2)
-    d.own_weapon_cooldown = round(own.weapon_cooldown, 2)
-    d.own_sight_range, d.own_shoot_range = round(own.sight_range, 1), round(own.shoot_range, 1)
+    cobs = view.obs if isinstance(view.obs, CombatObs) else _NO_COMBAT_OBS
+    d.own_health, d.own_shield = round(own.health, 2), round(cobs.shield, 2)
+    d.own_weapon_cooldown = round(cobs.weapon_cooldown, 2)
+    d.own_sight_range, d.own_shoot_range = round(own.sight_range, 1), round(own.attack_range, 1)
     d.last_action = own.last_action
     avail = set(view.avail_actions)
     d.can_move = {name: idx in avail for name, idx in DIRECTIONS.items()}
@@ -338,6 +352,7 @@ def view_from_text(text: str) -> AgentView:
         entities=tuple(entities),
         avail_actions=tuple(d.available_actions),
         text=text,
+        obs=CombatObs(d.own_shield, d.own_weapon_cooldown),
         text_fn=render_combat_text,
     )
 
@@ -349,10 +364,8 @@ def _own_unit(d: ObsData) -> OwnUnit:
         d.own_position[0] * w,
         d.own_position[1] * h,
         d.own_health,
-        d.own_shield,
         d.own_sight_range,
         d.own_shoot_range,
-        d.own_weapon_cooldown,
         d.last_action,
         w,
         h,

@@ -7,6 +7,7 @@ from typing import Protocol
 import numpy as np
 
 from compass.core.types import AgentView, Entity, OwnUnit
+from compass.games.combat.text import CombatObs
 
 
 class UnitSnapshot(Protocol):
@@ -110,6 +111,7 @@ def combat_agent_view(
     step: int,
     snap: UnitSnapshot,
     own: OwnUnit,
+    obs: CombatObs,
     entities: tuple[Entity, ...],
     avail: tuple[int, ...],
     text_fn,
@@ -127,6 +129,7 @@ def combat_agent_view(
         entities=entities,
         avail_actions=avail,
         text="",
+        obs=obs,
         extra=extra,
         text_fn=text_fn,
     )

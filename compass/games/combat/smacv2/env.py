@@ -41,7 +41,7 @@ from compass.games.combat.text import (
     STOP,
     render_combat_text,
 )
-from compass.games.combat.view import combat_agent_view, deaths_seen_by, entities_seen_by
+from compass.games.combat.view import CombatObs, combat_agent_view, deaths_seen_by, entities_seen_by
 
 __all__ = ["Smacv2Env", "Smacv2NotInstalledError", "Smacv2Snapshot", "make_smacv2", "smacv2_text"]
 
@@ -338,13 +338,14 @@ class Smacv2Env:
             float(s.pos[i, 0]),
             float(s.pos[i, 1]),
             float(s.health[i]),
-            float(s.shield[i]),
             float(s.sight[i]),
             float(s.attack[i]),
-            float(s.cooldown[i]),
             int(self._last_actions[i]),
             *s.map_size,
         )
+
+    def _obs(self, i: int) -> CombatObs:
+        return CombatObs(shield=float(self.snap.shield[i]), weapon_cooldown=float(self.snap.cooldown[i]))
 
     def visible_entities(self, i: int) -> tuple[Entity, ...]:
         """Units agent ``i`` sees itself this step, by smacv2's rule: alive, closer than its sight
@@ -380,6 +381,7 @@ class Smacv2Env:
                     self.t,
                     self.snap,
                     self._own(i),
+                    self._obs(i),
                     self.visible_entities(i),
                     self.avail_actions(i),
                     smacv2_text,
