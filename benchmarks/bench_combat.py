@@ -13,7 +13,7 @@ Only some parts:               ``--parts sandbox,overhead,winrate``
 3. winrate: library-only play (``compass.session.run``: retrieval picks ``race_adaptive_combat``,
    multi-hop comm, as ``compass run`` does) vs two baselines on our units, on the same seeds:
    uniformly random available actions, and SMAX's own heuristic policy
-   (``create_heuristic_policy(env._env, 0, shoot=True, attack_mode="closest")`` on the SMAX
+   (``create_heuristic_policy(env.native_env, 0, shoot=True, attack_mode="closest")`` on the SMAX
    observation, mapped to SMACv2 action indices). 95 % Wilson intervals.
 """
 
@@ -114,15 +114,15 @@ def bench_overhead(steps: int) -> dict[str, float]:
 
     # Raw jitted SMAX step on device state, stop actions for our units (the heuristic enemy acts).
     env.reset(0)
-    state, key = env._state, jax.random.PRNGKey(0)
+    state, key = env.native_state, jax.random.PRNGKey(0)
     actions = {f"ally_{i}": jnp.asarray(4) for i in range(n)}
-    _, state, *_ = env._c.step(key, state, actions)
+    _, state, *_ = env.native_step(key, state, actions)
     jax.block_until_ready(state)
     raw = []
     for _ in range(steps):
         key, k = jax.random.split(key)
         t0 = time.perf_counter()
-        _, state, *_ = env._c.step(k, state, actions)
+        _, state, *_ = env.native_step(k, state, actions)
         jax.block_until_ready(state)
         raw.append(time.perf_counter() - t0)
 
@@ -206,7 +206,7 @@ def _heuristic(n_allies: int, n_enemies: int):
     )
 
     env = SmaxEnv(f"protoss_{n_allies}_vs_{n_enemies}")
-    smax = env._c.env._env
+    smax = env.native_env
     policy = create_heuristic_policy(smax, 0, shoot=True, attack_mode="closest")
 
     @jax.jit
@@ -250,7 +250,7 @@ def play_baseline(env: SmaxEnv, kind: str, seed: int) -> tuple[str, int]:
             actions = [int(rng.choice(v.avail_actions)) for v in views]
         else:
             key, k = jax.random.split(key)
-            raw, policy_state = act(k, policy_state, env._state.state)
+            raw, policy_state = act(k, policy_state, env.native_state.state)
             actions, r = heuristic_actions(np.asarray(raw), views)
             replaced += r
         res = env.step(actions)

@@ -82,6 +82,9 @@ class Sequential:
         self.planner = planner
         self.library = planner.library
         self.observe_step = planner.observe_step
+        self.usage_for_episode = planner.usage_for_episode
+        self.usage_summary = planner.usage_summary
+        self.aclose = planner.aclose
         self._lock: asyncio.Lock | None = None
 
     async def decide(self, ctx: DecisionContext) -> Decision:

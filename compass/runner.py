@@ -82,9 +82,6 @@ class EpisodeRunner:
         self.on_step = on_step
         self.frames: list[np.ndarray] = []
         self.task = cfg.task or default_task(env.family)
-        # Optional planner hook: what each agent saw and earned every step (the VLM planner's
-        # reflection needs the frames and reward of a skill's whole execution).
-        self._observe = getattr(planner, "observe_step", None)
 
     def _trace_vlm_calls(self, episode: int, t: int, agent: int, decision: Decision) -> None:
         """One top-level ``kind: "vlm"`` line per VLM call of a decision, so ``--vlm replay:RUN_DIR``
@@ -250,8 +247,7 @@ class EpisodeRunner:
             ret += reward
             for s in states:
                 s.reward_since += reward
-            if self._observe is not None:
-                self._observe(episode, t, perceived, reward)
+            self.planner.observe_step(episode, t, perceived, reward)
             record = {
                 "kind": "step",
                 "episode": episode,

@@ -86,16 +86,14 @@ def run(
                 if scorer is not None:
                     row[family.name] = scorer.finish()
                     row["headline"] = scorer.describe_episode(row[family.name])
-                usage = getattr(planner, "usage_for_episode", None)
+                usage = planner.usage_for_episode(ep)
                 if usage is not None:
-                    row["vlm"] = usage(ep)
+                    row["vlm"] = usage
                 episodes.append(row)
                 if on_episode:
                     on_episode(row)
         finally:
-            close = getattr(planner, "aclose", None)
-            if close is not None:
-                await close()
+            await planner.aclose()
 
     try:
         asyncio.run(play())
@@ -119,8 +117,9 @@ def run(
     if scorer is not None:
         summary[family.name] = scorer.summary()
         summary["headline"] = scorer.headline(summary[family.name])
-    if hasattr(planner, "usage_summary"):
-        summary["vlm_usage"] = planner.usage_summary()
+    usage = planner.usage_summary()
+    if usage is not None:
+        summary["vlm_usage"] = usage
     if cfg.video and runner.frames:
         write_video(runner.frames, run_dir / "episodes.mp4")
         summary["video"] = "episodes.mp4"

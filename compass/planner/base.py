@@ -40,11 +40,33 @@ class Decision:
 
 
 class Planner(Protocol):
-    """Anything that picks skills: ``await planner.decide(ctx)``."""
+    """Anything that picks skills.
+
+    Call order within a run: for each episode, ``decide`` for the agents due at a step (all due
+    agents concurrently), then ``observe_step`` once after the joint env step; after each episode
+    ``usage_for_episode``; after the last, ``usage_summary`` and finally ``aclose`` (always, also
+    when the run fails).
+    """
 
     library: SkillLibrary
 
     async def decide(self, ctx: DecisionContext) -> Decision: ...
+
+    def observe_step(self, episode: int, step: int, views: list[AgentView], reward: float) -> None:
+        """What each agent perceived and the team earned this step (reflection reads it)."""
+        ...
+
+    def usage_for_episode(self, episode: int) -> dict[str, Any] | None:
+        """Model usage of one episode (calls, tokens, cost), or None for a planner without a model."""
+        ...
+
+    def usage_summary(self) -> dict[str, Any] | None:
+        """Model usage of the whole run, or None for a planner without a model."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections and workers."""
+        ...
 
 
 class LibraryPlanner:
@@ -65,3 +87,15 @@ class LibraryPlanner:
         return Decision(
             name, query, [{"module": "retrieval", "query": query, "skill": name, "score": round(score, 4)}]
         )
+
+    def observe_step(self, episode: int, step: int, views: list[AgentView], reward: float) -> None:
+        """Retrieval needs no history."""
+
+    def usage_for_episode(self, episode: int) -> None:
+        return None
+
+    def usage_summary(self) -> None:
+        return None
+
+    async def aclose(self) -> None:
+        """Nothing to release."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from compass.core.family import get_family
 from compass.core.types import AgentView
 from compass.sandbox import SkillError, SkillExecutor, compile_skill
-from compass.skills.skill import Skill
+from compass.skills.skill import Skill, rename_function
 
 NESTED = ("score_target", "control_logic")
 MAX_NAME = 64
@@ -128,15 +128,6 @@ def set_docstring(code: str, name: str, doc: str) -> str:
         lines[first.lineno - 1 : (first.end_lineno or first.lineno)] = new
     else:
         lines[first.lineno - 1 : first.lineno - 1] = new
-    return "\n".join(lines) + "\n"
-
-
-def rename_function(code: str, old: str, new: str) -> str:
-    """Rename top-level function ``old`` (its ``def`` line only; recursion is not expected)."""
-    outer = _outer(ast.parse(code), old)
-    lines = code.splitlines()
-    i = outer.lineno - 1
-    lines[i] = re.sub(rf"\bdef\s+{re.escape(old)}\s*\(", f"def {new}(", lines[i], count=1)
     return "\n".join(lines) + "\n"
 
 

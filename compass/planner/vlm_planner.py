@@ -51,14 +51,13 @@ from compass.planner.synthesis import (
     main_function,
     merge_nested,
     nested_functions,
-    rename_function,
     try_skill,
     whole_skill,
 )
 from compass.planner.usage import PlannerUsage
 from compass.sandbox import SkillError
 from compass.skills.library import Retrieved, SkillLibrary
-from compass.skills.skill import Skill, parse_skill_source
+from compass.skills.skill import Skill, parse_skill_source, rename_function
 from compass.vlm import VLMClient, VLMConfig, to_png
 
 log = logging.getLogger(__name__)

@@ -15,7 +15,7 @@ from pathlib import Path
 from compass.core.family import get_family
 from compass.sandbox import CompiledSkill, SkillError, compile_skill
 from compass.skills.embedding import Embedder
-from compass.skills.skill import Skill, parse_skill_source, validate_name
+from compass.skills.skill import Skill, parse_skill_source, rename_function, validate_name
 from compass.util.atomic import atomic_write_json, atomic_write_text
 
 STATS_FILE = "_stats.json"
@@ -198,10 +198,7 @@ class SkillLibrary:
 
 def rename_skill(skill: Skill, new_name: str) -> Skill:
     """A copy of ``skill`` whose function is renamed (only the ``def`` line changes)."""
-    old = f"def {skill.name}("
-    if old not in skill.code:
-        raise ValueError(f"cannot rename {skill.name}: 'def {skill.name}(' not found")
-    code = skill.code.replace(old, f"def {new_name}(", 1)
+    code = rename_function(skill.code, skill.name, new_name)
     return Skill(new_name, skill.family, code, skill.description, dict(skill.meta), None)
 
 

@@ -93,3 +93,22 @@ def parse_skill_source(text: str, family: str, path: Path | None = None, name: s
         raise ValueError(f"{path or '<skill>'}: function is named {fn.name!r} but the file is {expected!r}")
     description = ast.get_docstring(fn) or ""
     return Skill(fn.name, family, code, description, meta, path)
+
+
+def rename_function(code: str, old: str, new: str) -> str:
+    """Rename top-level function ``old`` to ``new`` (its ``def`` line only; skills do not recurse).
+
+    The one renamer of skill code: the library (adding under a free name), synthesis and repair.
+    Raises ``ValueError`` when ``code`` does not parse or defines no top-level ``old``.
+    """
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as e:
+        raise ValueError(f"cannot rename {old}: the code does not parse (line {e.lineno}: {e.msg})") from None
+    outer = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == old), None)
+    if outer is None:
+        raise ValueError(f"cannot rename {old}: no top-level function {old!r}")
+    lines = code.splitlines()
+    i = outer.lineno - 1
+    lines[i] = re.sub(rf"\bdef\s+{re.escape(old)}\s*\(", f"def {new}(", lines[i], count=1)
+    return "\n".join(lines) + "\n"

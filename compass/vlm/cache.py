@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from compass.util.atomic import atomic_write_text
 
 log = logging.getLogger(__name__)
 
@@ -55,22 +56,11 @@ class ResponseCache:
         """Store ``record`` for ``key`` atomically; failures are logged, not raised."""
         path = self.path(key)
         payload = {**record, "key": key, "stored_at": time.time()}
-        tmp_name: str | None = None
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(
-                "w", encoding="utf-8", dir=path.parent, prefix=f".{key[:8]}.", suffix=".tmp", delete=False
-            ) as tmp:
-                tmp_name = tmp.name
-                json.dump(payload, tmp, ensure_ascii=False)
-            os.replace(tmp_name, path)
-            tmp_name = None
+            atomic_write_text(path, json.dumps(payload, ensure_ascii=False))
         except (OSError, TypeError, ValueError) as exc:
             # A cache that cannot be written only costs money later; the call itself succeeded.
             log.warning("vlm cache: cannot write %s (%s)", path, exc)
-        finally:
-            if tmp_name is not None:
-                Path(tmp_name).unlink(missing_ok=True)
 
 
 def _validate(record: Any, key: str) -> str | None:

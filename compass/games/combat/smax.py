@@ -122,6 +122,22 @@ class SmaxEnv:
 
     # --- episode control ----------------------------------------------------------------------
 
+    # Native access for policies that act on SMAX's own observations (SMAX's heuristic, MAPPO) and for
+    # benchmarks of the raw jitted step; compass's own loop never needs these.
+    @property
+    def native_env(self):
+        """The jaxmarl ``SMAX`` env under the heuristic-enemy wrapper (``get_obs``, unit tables)."""
+        return self._c.env._env
+
+    @property
+    def native_state(self):
+        """The wrapper state of the current step (its ``.state`` is SMAX's world state)."""
+        return self._state
+
+    def native_step(self, key, state, actions: dict):
+        """One raw jitted ``step_env`` of the wrapper on ``state`` (SMAX action dict); no views built."""
+        return self._c.step(key, state, actions)
+
     def reset(self, seed: int) -> list[AgentView]:
         """Start an episode; same seed, same unit types, positions and enemy behaviour."""
         import jax
