@@ -68,8 +68,9 @@ def run(
     image: Annotated[bool, typer.Option(help="--no-image: text-only prompts (ablation)")] = True,
     vlm_cache: Annotated[Path | None, typer.Option(help="disk cache of VLM responses")] = None,
     isolation: Annotated[
-        str, typer.Option(help="inprocess (guarded, fast) | process (memory-capped worker)")
-    ] = "inprocess",
+        str,
+        typer.Option(help="process (locked-down skill workers, default) | inprocess (trusted skills only)"),
+    ] = "process",
 ) -> None:
     """Play episodes and write runs/<run-id>/ (trace.jsonl, summary.json, optional video)."""
     try:

@@ -34,7 +34,9 @@ class RunConfig(BaseModel):
     max_repairs: int = Field(2, ge=0)
     vlm_cache: Path | None = None
     vlm_concurrency: int = Field(8, ge=1)
-    isolation: Literal["inprocess", "process"] = "inprocess"
+    # process: skills run in locked-down worker processes; inprocess: trusted skills only (docs/skills.md)
+    isolation: Literal["process", "inprocess"] = "process"
+    sandbox_workers: int = Field(1, ge=1, description="skill worker processes (isolation=process)")
 
     @field_validator("env")
     @classmethod

@@ -169,7 +169,9 @@ class EpisodeRunner:
     async def run_episode(self, episode: int, seed: int, progress: Any = None) -> EpisodeResult:
         env, lib = self.env, self.library
         views = env.reset(seed)
-        executor = make_executor(get_family(env.family).skill_api, seed, self.cfg.isolation)
+        executor = make_executor(
+            get_family(env.family).skill_api, seed, self.cfg.isolation, self.cfg.sandbox_workers
+        )
         states = [AgentState() for _ in views]
         max_steps = getattr(env, "max_steps", self.cfg.max_steps or 200)
         ret, errors, decisions = 0.0, 0, 0
@@ -220,12 +222,15 @@ class EpisodeRunner:
                     }
                 )
             actions, step_errors, skills = [], [], []
+            # All living agents' skill calls of this step in one batch (one round trip when isolated).
+            batch = [(lib.compiled[s.skill], v) for v, s in zip(perceived, states, strict=True) if v.alive]
+            batch_results = iter(executor.run_batch(batch))
             for v, s in zip(perceived, states, strict=True):
                 if not v.alive:
                     actions.append(0)
                     skills.append(None)
                     continue
-                result = executor.run(lib.compiled[s.skill], v)
+                result = next(batch_results)
                 actions.append(result.action)
                 skills.append(s.skill)
                 used[s.skill] = used.get(s.skill, 0) + 1

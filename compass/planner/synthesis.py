@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 from compass.core.family import get_family
 from compass.core.types import AgentView
-from compass.sandbox import SkillError, SkillExecutor, compile_skill
+from compass.sandbox import SkillError, compile_skill
+from compass.sandbox.runtime import candidate_executor
 from compass.skills.skill import Skill, rename_function
 
 NESTED = ("score_target", "control_logic")
@@ -186,11 +187,17 @@ def build_candidate(code: str, parent: Skill, name: str, subtask: str) -> Candid
     return Candidate(name, set_docstring(merged, name, doc), replaced)
 
 
-def try_skill(code: str, name: str, family: str, view: AgentView, seed: int = 0) -> SkillError | None:
-    """Compile ``code`` in the sandbox and run it once on ``view``; the error, or None if it works."""
+def try_skill(
+    code: str, name: str, family: str, view: AgentView, seed: int = 0, isolation: str = "process"
+) -> SkillError | None:
+    """Compile ``code`` in the sandbox and run it once on ``view``; the error, or None if it works.
+
+    The candidate runs through the same executor as episodes (``isolation`` is the run's), so a
+    generated skill that hangs or allocates gigabytes is stopped here, not in the episode.
+    """
     try:
         compiled = compile_skill(code, name, family, f"<generated {name}>")
     except SkillError as exc:
         return exc
-    result = SkillExecutor(get_family(family).skill_api, seed=seed).run(compiled, view)
-    return result.error
+    with candidate_executor(get_family(family).skill_api, seed, isolation) as executor:
+        return executor.run(compiled, view).error

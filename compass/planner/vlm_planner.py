@@ -124,8 +124,10 @@ class VLMPlanner:
         images: bool = True,
         max_repairs: int = 2,
         settings: PlannerSettings | None = None,
+        isolation: str = "process",
     ) -> None:
         self.library = library
+        self.isolation = isolation  # candidates are tried through the run's executor kind
         self.client = client
         self.family = library.family
         self.reflection = reflection
@@ -160,6 +162,7 @@ class VLMPlanner:
             images=cfg.image,
             max_repairs=cfg.max_repairs,
             settings=settings,
+            isolation=cfg.isolation,
         )
 
     # --- runner hooks -----------------------------------------------------------------------
@@ -405,7 +408,7 @@ class VLMPlanner:
             self.usage.event(ctx.episode, "synthesis_rejected")
             return None
         code = candidate.code
-        error = try_skill(code, name, self.family, ctx.view, t.seed)
+        error = try_skill(code, name, self.family, ctx.view, t.seed, self.isolation)
         if error is not None:
             rec.add("skill_synthesis", kind="test_failed", skill=name, error=_error_text(error))
             code = await self._repair_loop(t, name, code, error)
@@ -480,7 +483,7 @@ class VLMPlanner:
             except MergeError as exc:
                 t.rec.add("skill_repair", kind="attempt", attempt=attempt, ok=False, error=str(exc))
                 continue
-            new_error = try_skill(fixed, name, self.family, ctx.view, t.seed)
+            new_error = try_skill(fixed, name, self.family, ctx.view, t.seed, self.isolation)
             t.rec.add(
                 "skill_repair",
                 kind="attempt",

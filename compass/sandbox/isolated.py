@@ -1,51 +1,88 @@
-"""Optional process isolation: skills run in a worker process with a memory cap and a hard deadline.
+"""Isolated skill execution, the default: a pool of long-lived, locked-down worker processes.
 
-In-process guards stop loops and the usual memory bombs cheaply; this executor also survives
-what they cannot (a C-level allocation loop, a segfaulting extension): the worker runs under
-``RLIMIT_AS`` and is killed and restarted when a call overruns. Same interface as
-:class:`~compass.sandbox.runtime.SkillExecutor`, at the cost of an IPC round trip per call.
+Each step's skill calls of all agents go to the worker(s) as one batch (one round trip per step,
+not per agent); the worker answers item by item. A worker that does not answer an item within
+the hard deadline, or dies (``RLIMIT_AS``, ``RLIMIT_CPU``, a crash in C), is killed and replaced
+by a warm spare: the agent whose skill was running gets a :class:`SkillError` and the default
+action, the agents before it keep their results, and the agents after it are run again on the
+new worker. Workers start from a scrubbed environment (no API keys) with only their pipes open;
+see :mod:`compass.sandbox.worker` for the limits they run under.
+
+With one worker (the default) results equal the in-process executor's, ``random`` included.
+With more, agents are pinned to workers (``agent_id % workers``) and each worker has its own
+seeded ``random`` stream.
 """
 
 from __future__ import annotations
 
 import contextlib
-import multiprocessing as mp
+import math
+import mmap
+import os
+import signal
+import subprocess
+import sys
+import tempfile
 import time
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from multiprocessing.connection import Connection
 from typing import Any
 
 from compass.core.types import AgentView
 from compass.sandbox.guards import SkillError
-from compass.sandbox.runtime import CompiledSkill, SkillExecutor, SkillResult, compile_skill, load_api
+from compass.sandbox.runtime import CompiledSkill, SkillResult, load_api
+from compass.sandbox.worker import PROGRESS
 
-__all__ = ["IsolatedExecutor"]
+__all__ = ["IsolatedExecutor", "WorkerStartError", "worker_env"]
+
+_SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else None  # memory-backed where Linux has it
+
+# Variables a worker may see; everything else (API keys, tokens, cloud credentials) stays behind.
+ENV_ALLOW = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONHASHSEED", "SYSTEMROOT")
+STARTUP_SECONDS = 120.0  # importing the API on a loaded two-core machine can take a while
 
 
-def _worker(conn: Any, api: str, seed: int, max_ticks: int, max_seconds: float, memory_mb: int) -> None:
-    import resource
+def _unlink(path: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
 
-    limit = memory_mb * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    executor = SkillExecutor(api, seed=seed, max_ticks=max_ticks, max_seconds=max_seconds)
-    compiled: dict[str, CompiledSkill] = {}
-    while True:
-        msg = conn.recv()
-        if msg is None:
-            return
-        (name, source, filename, line_offset, code_hash), view = msg
-        skill = compiled.get(code_hash)
-        if skill is None:
-            skill = compiled[code_hash] = compile_skill(source, name, "", filename, line_offset)
-        try:
-            r = executor.run(skill, view)
-            err = None if r.error is None else (str(r.error), r.error.kind, r.error.traceback)
-        except MemoryError:
-            r, err = None, (f"{name}: memory limit ({memory_mb} MB) exceeded", "resource", "")
-        conn.send((None if r is None else r.action, err, 0 if r is None else r.ticks))
+
+class WorkerStartError(RuntimeError):
+    """A worker could not start: the sandbox itself is broken (not a skill's fault)."""
+
+
+def worker_env() -> dict[str, str]:
+    """The scrubbed environment of a worker: allow-listed variables plus the import path."""
+    env = {k: os.environ[k] for k in ENV_ALLOW if k in os.environ}
+    env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p or ".") for p in sys.path if p is not None)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    # One BLAS thread: no thread pool reserving address space under RLIMIT_AS.
+    env["OMP_NUM_THREADS"] = env["OPENBLAS_NUM_THREADS"] = env["MKL_NUM_THREADS"] = "1"
+    return env
+
+
+@dataclass
+class _Worker:
+    proc: subprocess.Popen
+    send: Connection
+    recv: Connection
+    progress: mmap.mmap
+    progress_path: str
+    ready: bool = False
+    known: set[str] = field(default_factory=set)  # code hashes this worker has compiled
+    sent_seq: int = 0  # the worker's item counter when the current batch was sent
+
+    def started(self) -> tuple[int, int, float]:
+        """(sequence, index, start time) of the item the worker started last."""
+        return PROGRESS.unpack_from(self.progress, 0)
+
+
+_SIGNALS = {signal.SIGKILL: "killed", signal.SIGXCPU: "CPU limit", signal.SIGSEGV: "crashed (SIGSEGV)"}
 
 
 class IsolatedExecutor:
-    """Runs skills in a separate process (``spawn``: forking a JAX process is unsafe)."""
+    """Runs skills in locked-down worker processes; same interface as ``SkillExecutor``."""
 
     def __init__(
         self,
@@ -54,62 +91,234 @@ class IsolatedExecutor:
         max_ticks: int = 200_000,
         max_seconds: float = 0.5,
         memory_mb: int = 1024,
+        workers: int = 1,
+        hard_seconds: float | None = None,
+        spare: bool = True,
     ) -> None:
+        if not isinstance(api, str):
+            raise TypeError("an isolated executor takes the API module's dotted path")
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}")
         self.api = load_api(api)
-        self._args = (api, seed, max_ticks, max_seconds, memory_mb)
-        self.deadline = max_seconds * 4 + 1.0  # the worker's own budget fires first; this is the backstop
-        self._ctx = mp.get_context("spawn")
-        self._proc = None
-        self._conn = None
-        self._start()
+        self.seed = seed
+        self._init = (api, max_ticks, max_seconds, memory_mb)
+        # The worker's own budget fires first for Python-level loops; this catches C-level hangs.
+        self.hard_seconds = hard_seconds if hard_seconds is not None else 2 * max_seconds + 0.5
+        self.restarts = 0
+        self._spare_on = spare
+        self._spare: _Worker | None = None
+        self._workers = [self._spawn(i) for i in range(workers)]
+        if spare:
+            self._spare = self._spawn(0)
 
-    def _start(self) -> None:
-        parent, child = self._ctx.Pipe()
-        self._proc = self._ctx.Process(target=_worker, args=(child, *self._args), daemon=True)
-        self._proc.start()
-        self._conn = parent
+    # --- processes -------------------------------------------------------------------------------
 
-    def _restart(self) -> None:
-        self._proc.kill()
-        self._proc.join(timeout=5)
-        self._start()
+    def _spawn(self, index: int) -> _Worker:
+        proc = subprocess.Popen(
+            [sys.executable, "-B", "-m", "compass.sandbox.worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=worker_env(),
+            cwd=tempfile.gettempdir(),
+            close_fds=True,
+            start_new_session=True,  # Ctrl-C in the terminal goes to the parent, which stops the workers
+        )
+        fd, path = tempfile.mkstemp(prefix="compass-progress-", dir=_SHM_DIR)
+        os.ftruncate(fd, PROGRESS.size)
+        progress = mmap.mmap(fd, PROGRESS.size)
+        os.close(fd)
+        w = _Worker(
+            proc,
+            Connection(os.dup(proc.stdin.fileno()), readable=False),
+            Connection(os.dup(proc.stdout.fileno()), writable=False),
+            progress,
+            path,
+        )
+        proc.stdin.close()
+        proc.stdout.close()
+        api, max_ticks, max_seconds, memory_mb = self._init
+        w.send.send(("init", api, self._seed_of(index), max_ticks, max_seconds, memory_mb, path))
+        return w
+
+    def _seed_of(self, index: int) -> int:
+        return self.seed + 1_000_003 * index
+
+    def _wait_ready(self, w: _Worker) -> None:
+        if w.ready:
+            return
+        try:
+            if w.recv.poll(STARTUP_SECONDS):
+                msg = w.recv.recv()
+                if msg[0] == "ready":
+                    w.ready = True
+                    _unlink(w.progress_path)  # mapped on both sides; the name is no longer needed
+                    return
+        except (EOFError, OSError):
+            pass
+        self._kill(w)
+        raise WorkerStartError(
+            f"skill worker did not start (exit code {w.proc.returncode}); "
+            f"try: {sys.executable} -m compass.sandbox.worker"
+        )
+
+    def _kill(self, w: _Worker) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            w.proc.kill()
+        w.proc.wait()
+        _unlink(w.progress_path)
+        for conn in (w.send, w.recv):
+            with contextlib.suppress(OSError):
+                conn.close()
+
+    def _replace(self, index: int) -> None:
+        """Kill worker ``index`` and put the warm spare (or a fresh worker) in its place."""
+        self._kill(self._workers[index])
+        self.restarts += 1
+        fresh = self._spare if self._spare is not None and self._spare.proc.poll() is None else None
+        if fresh is not None and index != 0:
+            fresh.send.send(("reset", self._seed_of(index)))  # the spare was seeded as worker 0
+            self._wait_ready(fresh)
+            fresh.recv.recv()
+        self._workers[index] = fresh or self._spawn(index)
+        self._spare = self._spawn(0) if self._spare_on else None
+
+    # --- running ---------------------------------------------------------------------------------
 
     def run(self, skill: CompiledSkill, view: AgentView) -> SkillResult:
         """Like ``SkillExecutor.run``; a dead or stuck worker becomes a SkillError and is replaced."""
+        return self.run_batch([(skill, view)])[0]
+
+    def run_batch(self, items: Sequence[tuple[CompiledSkill, AgentView]]) -> list[SkillResult]:
+        """Run all (skill, view) calls of one step: one message per worker, answers streamed back."""
+        results: list[SkillResult | None] = [None] * len(items)
+        n = len(self._workers)
+        groups: dict[int, list[int]] = {}
+        for k, (_, view) in enumerate(items):
+            groups.setdefault(view.agent_id % n if n > 1 else 0, []).append(k)
+        for w_index, ks in groups.items():
+            self._send(w_index, [items[k] for k in ks])
+        for w_index, ks in groups.items():
+            self._collect(w_index, ks, items, results)
+        return results  # type: ignore[return-value]
+
+    def _send(self, w_index: int, batch: Sequence[tuple[CompiledSkill, AgentView]]) -> None:
+        w = self._workers[w_index]
+        self._wait_ready(w)
+        new = []
+        for skill, _ in batch:
+            if skill.code_hash not in w.known:
+                w.known.add(skill.code_hash)
+                new.append((skill.code_hash, skill.name, skill.source, skill.filename, skill.line_offset))
+        payload = [(skill.code_hash, replace(view, render=None, text_fn=None)) for skill, view in batch]
+        cpu = math.ceil(self.hard_seconds * len(batch)) + 1
+        w.sent_seq = w.started()[0]
+        w.send.send(("batch", new, payload, cpu))
+
+    def _collect(
+        self,
+        w_index: int,
+        ks: list[int],
+        items: Sequence[tuple[CompiledSkill, AgentView]],
+        results: list[SkillResult | None],
+    ) -> None:
+        w = self._workers[w_index]
         start = time.perf_counter()
-        payload = (
-            (skill.name, skill.source, skill.filename, skill.line_offset, skill.code_hash),
-            replace(view, render=None, text_fn=None),
-        )
-        error: SkillError | None = None
-        action, ticks = None, 0
         try:
-            self._conn.send(payload)
-            if self._conn.poll(self.deadline):
-                action, err, ticks = self._conn.recv()
-                if err is not None:
-                    error = SkillError(err[0], skill.name, err[1], err[2])
-            else:
-                error = SkillError(
-                    f"{skill.name}: no answer within {self.deadline:.1f} s; worker restarted",
-                    skill.name,
-                    "budget",
-                )
-                self._restart()
-        except (EOFError, BrokenPipeError, ConnectionResetError, OSError) as e:
-            error = SkillError(
-                f"{skill.name}: skill worker died ({type(e).__name__}); restarted", skill.name, "resource"
+            replies = self._await(w)
+        except (TimeoutError, EOFError, OSError) as exc:
+            hung = isinstance(exc, TimeoutError)
+            seq, index, _ = w.started()
+            culprit = index if seq > w.sent_seq else 0
+            if not hung:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    w.proc.wait(timeout=2)  # reap it to learn what ended it
+            why = (
+                f"no answer within {self.hard_seconds:.2f} s (stuck in C code?)"
+                if hung
+                else f"its worker died ({self._death(w)})"
             )
-            self._restart()
-        if action is None:
-            action = self.api.default_action(view)
-        return SkillResult(int(action), error, ticks, time.perf_counter() - start)
+            self._replace(w_index)
+            k = ks[culprit]
+            skill, view = items[k]
+            error = SkillError(
+                f"{skill.name}: {why}; worker replaced", skill.name, "budget" if hung else "resource"
+            )
+            results[k] = SkillResult(
+                int(self.api.default_action(view)), error, 0, time.perf_counter() - start
+            )
+            # Replies come in one message per batch: the other agents run again on the new worker.
+            rest = [j for j in ks if j != k]
+            if rest:
+                self._send(w_index, [items[j] for j in rest])
+                self._collect(w_index, rest, items, results)
+            return
+        elapsed = time.perf_counter() - start
+        for k_local, action, err, ticks in replies:
+            k = ks[k_local]
+            skill, view = items[k]
+            error = None if err is None else SkillError(err[0], skill.name, err[1], err[2])
+            if action is None:
+                action = self.api.default_action(view)
+            results[k] = SkillResult(int(action), error, ticks, elapsed)
+
+    def _await(self, w: _Worker) -> list:
+        """The worker's replies to the batch just sent; TimeoutError when one item overruns."""
+        while True:
+            seq, _, started = w.started()
+            running = seq > w.sent_seq
+            wait = started + self.hard_seconds - time.monotonic() if running else self.hard_seconds
+            if w.recv.poll(max(wait, 0.0)):
+                return w.recv.recv()
+            now_seq, _, now_started = w.started()
+            if running and now_seq == seq and time.monotonic() >= now_started + self.hard_seconds:
+                raise TimeoutError
+            if not running and now_seq == seq:
+                raise TimeoutError  # never started its first item within the deadline
+
+    @staticmethod
+    def _death(w: _Worker) -> str:
+        code = w.proc.returncode
+        if code is not None and code < 0:
+            return _SIGNALS.get(-code, f"signal {-code}")
+        return f"exit code {code}"
+
+    def reset(self, seed: int) -> None:
+        """Forget every namespace and reseed ``random`` in every worker (no restart)."""
+        self.seed = seed
+        for i, w in enumerate(self._workers):
+            self._wait_ready(w)
+            w.send.send(("reset", self._seed_of(i)))
+        for w in self._workers:
+            if not w.recv.poll(self.hard_seconds + 5) or w.recv.recv() != ("ok",):
+                raise WorkerStartError("skill worker did not confirm a reset")
+
+    def pids(self) -> list[int]:
+        """Process ids of the active workers (for inspection and tests)."""
+        for w in self._workers:
+            self._wait_ready(w)
+        return [w.proc.pid for w in self._workers]
 
     def close(self) -> None:
-        """Stop the worker."""
-        if self._proc is not None and self._proc.is_alive():
-            with contextlib.suppress(BrokenPipeError, OSError):  # a worker that already died needs no goodbye
-                self._conn.send(None)
-            self._proc.join(timeout=2)
-            if self._proc.is_alive():
-                self._proc.kill()
+        """Stop the workers (and the spare)."""
+        for w in [*self._workers, *([self._spare] if self._spare else [])]:
+            with contextlib.suppress(OSError):
+                w.send.send(None)
+            try:
+                w.proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                pass
+            self._kill(w)
+        self._workers = []
+        self._spare = None
+
+    def __enter__(self) -> IsolatedExecutor:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            for w in [*self._workers, *([self._spare] if self._spare else [])]:
+                w.proc.kill()

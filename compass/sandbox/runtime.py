@@ -8,19 +8,33 @@ default action.
 from __future__ import annotations
 
 import ast
+import atexit
 import hashlib
 import importlib
-import numbers
 import random
 import sys
+import threading
 import time
-import traceback
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from types import CodeType, ModuleType
 from typing import Protocol
 
+import numpy as np
+
 from compass.core.types import AgentView
-from compass.sandbox.guards import Budget, SkillError, make_builtins, make_guards, make_modules
+from compass.sandbox.guards import (
+    Budget,
+    BudgetExceeded,
+    Sealer,
+    SkillError,
+    exception_text,
+    make_builtins,
+    make_guards,
+    make_modules,
+    safe_repr,
+)
 from compass.sandbox.policy import compile_restricted_skill
 
 
@@ -116,29 +130,50 @@ class SkillResult:
 
 
 class Executor(Protocol):
-    """What runs a compiled skill on a view: in-process (:class:`SkillExecutor`) or isolated."""
+    """What runs compiled skills on views: in-process (:class:`SkillExecutor`) or isolated workers."""
 
     def run(self, skill: CompiledSkill, view: AgentView) -> SkillResult: ...
+
+    def run_batch(self, items: Sequence[tuple[CompiledSkill, AgentView]]) -> list[SkillResult]:
+        """All agents' calls of one step, in order (one round trip for an isolated executor)."""
+        ...
+
+    def reset(self, seed: int) -> None:
+        """Forget every namespace and reseed ``random``, as a fresh executor would start."""
+        ...
 
     def close(self) -> None: ...
 
 
 class SkillExecutor:
-    """Runs compiled skills for one episode; keeps one namespace per (skill, agent).
+    """Runs compiled skills in this process; keeps one namespace per (skill, agent).
 
     Per-agent namespaces keep decentralised agents from sharing state through module globals.
+    For trusted skills only: the guards stop what can be stopped cheaply, but only the isolated
+    workers bound memory and C-level work.
     """
 
     def __init__(
-        self, api: str | ModuleType, seed: int = 0, max_ticks: int = 200_000, max_seconds: float = 0.5
+        self,
+        api: str | ModuleType,
+        seed: int = 0,
+        max_ticks: int = 200_000,
+        max_seconds: float = 0.5,
+        memory_note: str = "out of memory",
     ) -> None:
         self.api = load_api(api)
-        self.rng = random.Random(seed)
         self.budget = Budget(max_ticks, max_seconds)
+        self.memory_note = memory_note
+        self._sealer = Sealer()
+        self.reset(seed)
+
+    def reset(self, seed: int) -> None:
+        """Forget every namespace and reseed ``random``."""
+        self.rng = random.Random(seed)
         modules = make_modules(self.rng)
         # math and random are pre-imported: the paper's skills call random.choice without importing it.
         self._base = {
-            "__builtins__": make_builtins(modules),
+            "__builtins__": make_builtins(modules, self.budget),
             **make_guards(self.budget),
             "math": modules["math"],
             "random": modules["random"],
@@ -156,14 +191,19 @@ class SkillExecutor:
         return ns
 
     def close(self) -> None:
-        """Nothing to release in-process (the process-isolated executor stops its worker)."""
+        """Nothing to release in-process (the isolated executor stops its workers)."""
+
+    def run_batch(self, items: Sequence[tuple[CompiledSkill, AgentView]]) -> list[SkillResult]:
+        """Run each (skill, view) in order."""
+        return [self.run(skill, view) for skill, view in items]
 
     def run(self, skill: CompiledSkill, view: AgentView) -> SkillResult:
         """Call the skill on ``view.text``; never raises for skill faults."""
         start = time.perf_counter()
         ns = self._namespace(skill, view.agent_id)
-        ns.update(self.api.make_api(view, self.rng))
-        self.budget.start()
+        ns.update(self._sealer.seal(self.api.make_api(view, self.rng)))
+        budget = self.budget
+        budget.start()
         error: SkillError | None = None
         action = None
         try:
@@ -176,27 +216,47 @@ class SkillExecutor:
             error = SkillError(
                 f"{skill.name}: recursion too deep", skill.name, "budget", _skill_traceback(skill)
             )
-        except Exception as e:  # any fault in untrusted code becomes a recorded error, by design
+        except MemoryError:
+            error = SkillError(f"{skill.name}: {self.memory_note}", skill.name, "resource")
+        except KeyboardInterrupt:
+            raise  # a real Ctrl-C: skills cannot name KeyboardInterrupt (it is not in their builtins)
+        except BaseException as e:  # any fault in untrusted code becomes a recorded error, by design
             error = SkillError(
-                f"{skill.name}: {type(e).__name__}: {e}", skill.name, "runtime", _skill_traceback(skill)
+                f"{skill.name}: {exception_text(e)}", skill.name, "runtime", _skill_traceback(skill)
+            )
+        if budget.tripped is not None and (error is None or error.kind != "budget"):
+            # The skill caught the budget exception and went on: its result does not count.
+            error = BudgetExceeded(
+                f"{skill.name}: {budget.tripped} (the skill caught it)", skill.name, "budget"
             )
         if error is None:
-            error = _check_action(skill.name, action, view)
+            error = _check_action(skill, action, view, budget.line)
         if error is not None:
             action = self.api.default_action(view)
-        return SkillResult(int(action), error, self.budget.ticks, time.perf_counter() - start)
+        return SkillResult(int(action), error, budget.ticks, time.perf_counter() - start)
 
 
-def _check_action(name: str, action: object, view: AgentView) -> SkillError | None:
-    if isinstance(action, bool) or not isinstance(action, numbers.Integral):
+def _describe(value: object) -> str:
+    if value is None or type(value) in (str, float, bool):
+        return f"{safe_repr(value)} ({type(value).__name__})"
+    return f"a {type(value).__name__[:60]}"
+
+
+def _check_action(
+    skill: CompiledSkill, action: object, view: AgentView, line: int | None
+) -> SkillError | None:
+    name = skill.name
+    where = f"{skill.filename}:{line}: " if line is not None else f"{skill.filename}: "
+    # Exactly an int (numpy ints from API data too): a host object or an int subclass is refused
+    # before anything calls its methods.
+    if type(action) is not int and not isinstance(action, np.integer):
+        tail = "" if line is not None else " (no return statement reached)"
         return SkillError(
-            f"{name} returned {action!r} ({type(action).__name__}), not an action index",
-            name,
-            "invalid_action",
+            f"{where}{name} returned {_describe(action)}, not an action index{tail}", name, "invalid_action"
         )
     if int(action) not in view.avail_actions:
         return SkillError(
-            f"{name} returned action {action}, which is not available "
+            f"{where}{name} returned action {int(action)}, which is not available "
             f"(available: {list(view.avail_actions)})",
             name,
             "invalid_action",
@@ -204,17 +264,28 @@ def _check_action(name: str, action: object, view: AgentView) -> SkillError | No
     return None
 
 
-def _skill_traceback(skill: CompiledSkill) -> str:
-    """The traceback lines inside the skill's own file, so a VLM repairing it sees only its code."""
-    frames = [f for f in traceback.extract_tb(sys.exc_info()[2]) if f.filename == skill.filename]
+def _skill_traceback(skill: CompiledSkill, limit: int = 8) -> str:
+    """The traceback lines inside the skill's own file, so a VLM repairing it sees only its code.
+
+    Walks the frames directly (no ``linecache``: nothing is read from disk) and keeps the last
+    ``limit`` skill frames (a runaway recursion has a thousand).
+    """
+    exc = sys.exc_info()[1]
+    tb = sys.exc_info()[2]
+    frames = []
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename == skill.filename:
+            frames.append((tb.tb_lineno, code.co_name))
+        tb = tb.tb_next
     lines = [""] * skill.line_offset + skill.source.splitlines()
     out = [
-        f'  File "{skill.filename}", line {f.lineno}, in {f.name}\n    '
-        f"{lines[f.lineno - 1].strip() if 0 < f.lineno <= len(lines) else ''}"
-        for f in frames
+        f'  File "{skill.filename}", line {n}, in {fn}\n    {lines[n - 1].strip() if 0 < n <= len(lines) else ""}'
+        for n, fn in frames[-limit:]
     ]
-    exc = sys.exc_info()[1]
-    return "Traceback (skill frames):\n" + "\n".join(out) + f"\n{type(exc).__name__}: {exc}"
+    if len(frames) > limit:
+        out.insert(0, f"  ... {len(frames) - limit} more frames")
+    return "Traceback (skill frames):\n" + "\n".join(out) + f"\n{exception_text(exc)}"
 
 
 def _restricted_errors(e: SyntaxError) -> str:
@@ -222,12 +293,39 @@ def _restricted_errors(e: SyntaxError) -> str:
     return "; ".join(str(x) for x in errors)
 
 
-def make_executor(api: str, seed: int, isolation: str = "inprocess") -> Executor:
-    """The executor for a run: in-process (fast, guarded) or a worker process (memory-capped)."""
+ISOLATION_MODES = ("process", "inprocess")
+
+
+def make_executor(api: str, seed: int, isolation: str = "process", workers: int = 1) -> Executor:
+    """The executor for a run: isolated worker processes (default) or in-process (trusted skills only).
+
+    ``workers`` is the size of the worker pool (one is enough on two cores); in-process ignores it.
+    """
     if isolation == "process":
         from compass.sandbox.isolated import IsolatedExecutor
 
-        return IsolatedExecutor(api, seed=seed)
+        return IsolatedExecutor(api, seed=seed, workers=workers)
     if isolation != "inprocess":
-        raise ValueError(f"unknown isolation {isolation!r}; valid: inprocess, process")
+        raise ValueError(f"unknown isolation {isolation!r}; valid: {', '.join(ISOLATION_MODES)}")
     return SkillExecutor(api, seed=seed)
+
+
+_CANDIDATES: dict[tuple[str, str], Executor] = {}
+_CANDIDATES_LOCK = threading.Lock()
+
+
+@contextmanager
+def candidate_executor(api: str, seed: int, isolation: str = "process") -> Iterator[Executor]:
+    """An executor for trying candidate skills (synthesis, repair, checks), reset to ``seed``.
+
+    Kept per (API, isolation) for the life of the process, so trying a candidate costs one batch,
+    not a worker start; the lock serialises users (the planner may try candidates from threads).
+    """
+    with _CANDIDATES_LOCK:
+        executor = _CANDIDATES.get((api, isolation))
+        if executor is None:
+            executor = _CANDIDATES[(api, isolation)] = make_executor(api, seed, isolation)
+            atexit.register(executor.close)
+        else:
+            executor.reset(seed)
+        yield executor

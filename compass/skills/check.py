@@ -1,8 +1,8 @@
 """``compass skills check``: run every skill of a library on recorded observations.
 
 Loading a library already compiles every skill file in the sandbox (files that do not compile are
-in ``SkillLibrary.problems``). The check then calls each compiled skill, through the same
-:class:`~compass.sandbox.SkillExecutor` the runner uses, on observations recorded from real
+in ``SkillLibrary.problems``). The check then calls each compiled skill, through the same kind
+of executor the runner uses (isolated workers by default), on observations recorded from real
 episodes: a skill that raises, runs out of budget or returns an unavailable action on any of them
 is reported with the error, so a hand edit is caught before an episode.
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from compass.core.family import get_family
 from compass.core.types import AgentView
-from compass.sandbox import SkillExecutor
+from compass.sandbox.runtime import candidate_executor
 from compass.skills.library import SkillLibrary
 
 
@@ -57,7 +57,7 @@ def load_observations(path: str | Path) -> list[str]:
 
 
 def check_library(
-    lib: SkillLibrary, observations: Sequence[str] | None = None, seed: int = 0
+    lib: SkillLibrary, observations: Sequence[str] | None = None, seed: int = 0, isolation: str = "process"
 ) -> list[CheckRow]:
     """Run every compiled skill of ``lib`` on recorded observations; one row per skill, by name.
 
@@ -66,13 +66,14 @@ def check_library(
     """
     views = _views(lib.family, observations)
     rows = []
+    api = get_family(lib.family).skill_api
     for name in sorted(lib.compiled):
         skill = lib.compiled[name]
-        # A fresh executor per skill: namespaces and the seeded random stream do not leak between skills.
-        executor = SkillExecutor(get_family(lib.family).skill_api, seed=seed)
         row = CheckRow(name, 0)
-        for k, view in enumerate(views):
-            result = executor.run(skill, view)
+        # Reset per skill: namespaces and the seeded random stream do not leak between skills.
+        with candidate_executor(api, seed, isolation) as executor:
+            results = executor.run_batch([(skill, view) for view in views]) if views else []
+        for k, (view, result) in enumerate(zip(views, results, strict=True)):
             row.runs += 1
             if result.error is not None:
                 where = f"observation {k} (step {view.step}, agent {view.agent_id}, {view.own.unit_type})"

@@ -1,0 +1,122 @@
+"""The isolated skill worker: ``python -m compass.sandbox.worker``, spoken to over stdin/stdout.
+
+Started by :class:`~compass.sandbox.isolated.IsolatedExecutor` with a scrubbed environment and
+no file descriptors but its pipes. It imports the family's skill API, then locks itself down
+before it runs any skill:
+
+* ``RLIMIT_AS`` (memory), ``RLIMIT_FSIZE`` = 0 (no file can grow), ``RLIMIT_NOFILE`` at the
+  descriptors it holds (no file or socket can be opened), ``RLIMIT_CORE`` = 0;
+* ``RLIMIT_CPU`` re-armed before every batch (CPU seconds for that batch, then ``SIGXCPU``);
+* ``SIGINT`` ignored (Ctrl-C is the parent's to handle; the parent stops the worker).
+
+Protocol (``multiprocessing.connection`` framing, pickles both ways; the parent is trusted, the
+worker's replies carry only ints and strings):
+
+* parent → ``("init", api, seed, max_ticks, max_seconds, memory_mb, progress)``; worker →
+  ``("ready", pid)``; ``progress`` names a small shared-memory file the worker maps (and closes
+  the descriptor of) before it locks down: it writes ``(sequence, index, start time)`` of each item it starts;
+* parent → ``("batch", new_skills, items, cpu_seconds)`` where ``new_skills`` are
+  ``(code_hash, name, source, filename, line_offset)`` the worker has not seen and ``items`` are
+  ``(code_hash, view)``; the worker answers with one list of ``(index, action, error, ticks)``,
+  ``error`` None or ``(message, kind, traceback)``;
+* parent → ``("reset", seed)``; worker → ``("ok",)``;  parent → ``None``: exit.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import resource
+import signal
+import struct
+import sys
+import time
+from multiprocessing.connection import Connection
+
+PROGRESS = struct.Struct("<qqd")  # (sequence number of the item started, its index, time.monotonic())
+
+
+def _lock_down(memory_mb: int) -> None:
+    limit = memory_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    # The lowest free descriptor number becomes the limit: nothing new can be opened.
+    probe = os.dup(0)
+    os.close(probe)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (probe, probe))
+
+
+def _arm_cpu(seconds: float) -> None:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    used = usage.ru_utime + usage.ru_stime
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    soft = int(used + seconds) + 1
+    resource.setrlimit(
+        resource.RLIMIT_CPU, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard)
+    )
+
+
+def serve(inp: Connection, out: Connection) -> None:
+    """Answer the parent until it says goodbye or goes away."""
+    from compass.sandbox.runtime import SkillExecutor, compile_skill
+
+    op, api, seed, max_ticks, max_seconds, memory_mb, progress_path = inp.recv()
+    assert op == "init", op
+    # The parent's progress page: the index of the item running now, so that when this process
+    # hangs in C the parent knows whose skill it was (replies go in one message per batch).
+    fd = os.open(progress_path, os.O_RDWR)
+    progress = mmap.mmap(fd, PROGRESS.size)
+    os.close(fd)
+    note = f"memory limit ({memory_mb} MB) exceeded"
+    executor = SkillExecutor(api, seed=seed, max_ticks=max_ticks, max_seconds=max_seconds, memory_note=note)
+    compiled: dict = {}
+    seq = 1
+    _lock_down(memory_mb)
+    out.send(("ready", os.getpid()))
+    while True:
+        try:
+            msg = inp.recv()
+        except EOFError:
+            return
+        if msg is None:
+            return
+        if msg[0] == "reset":
+            executor.reset(msg[1])
+            out.send(("ok",))
+            continue
+        _, new_skills, items, cpu_seconds = msg
+        for code_hash, name, source, filename, line_offset in new_skills:
+            compiled[code_hash] = compile_skill(source, name, "", filename, line_offset)
+        _arm_cpu(cpu_seconds)
+        replies = []
+        for k, (code_hash, view) in enumerate(items):
+            PROGRESS.pack_into(progress, 0, seq, k, time.monotonic())
+            seq += 1
+            try:
+                r = executor.run(compiled[code_hash], view)
+                err = None if r.error is None else (str(r.error), r.error.kind, r.error.traceback)
+                reply = (k, r.action, err, r.ticks)
+            except MemoryError:
+                reply = (k, None, (f"{note} outside the skill", "resource", ""), 0)
+            except BaseException as e:  # a fault of the API itself on a hostile input; stay up
+                reply = (k, None, (f"skill API failed: {type(e).__name__}", "runtime", ""), 0)
+            replies.append(reply)
+        out.send(replies)
+
+
+def main() -> None:
+    """Entry point: move the reply channel off fd 1 so stray output cannot corrupt it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past RLIMIT_FSIZE fails instead of killing
+    reply_fd = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    os.close(devnull)
+    sys.stdout = sys.stderr = open(1, "w", closefd=False)  # noqa: SIM115 - fd 1 is /dev/null now
+    serve(Connection(0, writable=False), Connection(reply_fd, readable=False))
+
+
+if __name__ == "__main__":
+    main()
