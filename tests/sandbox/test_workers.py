@@ -1,39 +1,173 @@
-"""Process isolation: a memory-capped worker survives what in-process guards cannot stop."""
+"""The isolated worker pool: locked down, batched, same results as in-process, replaced when it hangs or dies."""
 
 from __future__ import annotations
 
+import json
+import os
+import signal
+import threading
+import time
+from dataclasses import replace
+
 import pytest
 
-from compass.sandbox import compile_skill
+from compass.config import RunConfig
+from compass.core.family import get_family
+from compass.sandbox import SkillExecutor, compile_skill
 from compass.sandbox.isolated import IsolatedExecutor
+from compass.sandbox.runtime import make_executor
+
+API = "compass.games.combat.skill_api"
+SLOW = "def slow(obs):\n    n = 0\n    for i in range(150000):\n        n += i\n    return STOP\n"
+C_HANG = "def hang(obs):\n    while True:\n        sorted(range(10**6), key=lambda x: -x)\n"
+RANDOM = "def rnd(obs):\n    d = parse_obs(obs)\n    return random.choice(d.available_actions)\n"
+
+
+@pytest.fixture(scope="module")
+def views():
+    fam = get_family("combat")
+    records = [json.loads(x) for x in fam.observations_path.read_text().splitlines() if x.strip()]
+    texts = [r["text"] for r in records if r["alive"] and "Enemy #" in r["text"]][:5]
+    return [replace(fam.view_from_text(t), agent_id=i) for i, t in enumerate(texts)]
 
 
 @pytest.fixture(scope="module")
 def isolated():
-    ex = IsolatedExecutor("compass.games.combat.skill_api", max_seconds=0.5, memory_mb=1500)
+    os.environ["COMPASS_TEST_API_KEY"] = "sk-do-not-leak"
+    ex = IsolatedExecutor(API, max_seconds=0.3, memory_mb=768)
     yield ex
     ex.close()
+    os.environ.pop("COMPASS_TEST_API_KEY", None)
 
 
-def test_isolated_run_matches_in_process(isolated, smax_protoss, combat_library):
-    from compass.sandbox import SkillExecutor
+def test_isolation_is_the_default():
+    assert RunConfig().isolation == "process"
+    ex = make_executor(API, 0)
+    try:
+        assert isinstance(ex, IsolatedExecutor)
+    finally:
+        ex.close()
+    with pytest.raises(ValueError, match="valid: process, inprocess"):
+        make_executor(API, 0, "sandboxed")
 
-    views = smax_protoss.reset(0)
-    skill = combat_library.compiled["race_adaptive_combat"]
-    local = SkillExecutor("compass.games.combat.skill_api")
-    for v in views:
-        assert isolated.run(skill, v).action == local.run(skill, v).action
+
+def test_worker_is_locked_down(isolated):
+    pid = isolated.pids()[0]
+    environ = open(f"/proc/{pid}/environ", "rb").read().decode()
+    assert "sk-do-not-leak" not in environ and "COMPASS_TEST_API_KEY" not in environ
+    fds = {int(fd): os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
+    # stdin/reply pipes, /dev/null on 1 and 2, the (unlinked) progress page: nothing inherited.
+    assert len(fds) <= 5, fds
+    assert all(t.startswith("pipe:") or t == "/dev/null" or "compass-progress" in t for t in fds.values()), (
+        fds
+    )
+    limits = {
+        line[:26].strip(): line[26:].split() for line in open(f"/proc/{pid}/limits").read().splitlines()[1:]
+    }
+    assert limits["Max address space"][0] == str(768 * 1024 * 1024)
+    assert limits["Max file size"][0] == "0"
+    assert int(limits["Max open files"][0]) <= len(fds) + 1
 
 
-def test_memory_cap_and_restart(isolated, smax_protoss):
-    view = smax_protoss.reset(0)[0]
-    # Builds ~3 GB through nested lists: each step passes the size guards, the cap stops it.
+def test_batched_results_equal_in_process_random_included(isolated, views, combat_library):
+    skills = [combat_library.compiled["race_adaptive_combat"], compile_skill(RANDOM, "rnd", "combat")]
+    local = SkillExecutor(API, seed=3)
+    isolated.reset(3)
+    for skill in skills:
+        for _ in range(3):
+            batch = [(skill, v) for v in views]
+            got = isolated.run_batch(batch)
+            want = local.run_batch(batch)
+            assert [r.action for r in got] == [r.action for r in want]
+            assert all(r.error is None for r in got)
+
+
+def test_hung_worker_is_replaced_and_the_others_keep_their_results(isolated, views):
+    honest = compile_skill("def ok(obs):\n    return STOP\n", "ok", "combat")
+    hang = compile_skill(C_HANG, "hang", "combat")
+    pid = isolated.pids()[0]
+    restarts = isolated.restarts
+    start = time.perf_counter()
+    results = isolated.run_batch([(honest, views[0]), (hang, views[1]), (honest, views[2])])
+    assert time.perf_counter() - start < 30  # a generous sanity bound; the figure is in benchmarks/
+    assert results[1].error is not None and results[1].error.kind == "budget"
+    assert "worker replaced" in str(results[1].error)
+    assert [results[0].error, results[2].error] == [None, None]
+    assert [results[0].action, results[2].action] == [1, 1]
+    assert isolated.restarts == restarts + 1 and isolated.pids()[0] != pid
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # the hung worker is gone, not left running
+
+
+def test_worker_death_is_an_error_for_the_running_agent_only(isolated, views):
+    honest = compile_skill("def ok(obs):\n    return STOP\n", "ok", "combat")
+    slow = compile_skill(SLOW, "slow", "combat")
+    pid = isolated.pids()[0]
+
+    def kill_soon():
+        time.sleep(0.15)
+        os.kill(pid, signal.SIGSEGV)  # what a crash in C code looks like from outside
+
+    killer = threading.Thread(target=kill_soon)
+    batch = [(honest, views[0]), *[(slow, v) for v in views[1:]]]
+    killer.start()
+    results = isolated.run_batch(batch)
+    killer.join()
+    failed = [r for r in results if r.error is not None]
+    if failed:  # the kill landed while a skill ran: that agent, and only it, failed
+        assert len(failed) == 1 and "worker died (crashed (SIGSEGV))" in str(failed[0].error)
+    assert results[0].error is None and results[0].action == 1
+    assert isolated.pids()[0] != pid
+    assert all(r.error is None for r in isolated.run_batch(batch))
+
+
+def test_memory_cap_stops_what_the_guards_let_through(isolated, views):
+    # Each list passes the size guards; together they pass the worker's address-space limit.
     bomb = compile_skill(
         "def f(obs):\n    x = [[0] * 900000 for i in range(400)]\n    return 1\n", "f", "combat"
     )
-    r = isolated.run(bomb, view)
-    # Stopped either by the memory cap (MemoryError) or, if allocation is slow, by the hard deadline.
-    assert r.error is not None and r.error.kind in ("resource", "runtime", "budget")
-    assert r.seconds < isolated.hard_seconds + 2.0
-    ok = compile_skill("def g(obs):\n    return 1\n", "g", "combat")
-    assert isolated.run(ok, view).error is None  # the worker is usable again
+    r = isolated.run(bomb, views[0])
+    assert r.error is not None and r.error.kind in ("resource", "budget"), r.error
+    assert isolated.run(compile_skill("def g(obs):\n    return 1\n", "g", "combat"), views[0]).error is None
+
+
+def test_worker_pool_pins_agents_and_survives_a_hang(views):
+    with IsolatedExecutor(API, max_seconds=0.3, workers=2, spare=False) as pool:
+        honest = compile_skill("def ok(obs):\n    return STOP\n", "ok", "combat")
+        hang = compile_skill(C_HANG, "hang", "combat")
+        assert len(set(pool.pids())) == 2
+        results = pool.run_batch([(hang if v.agent_id == 3 else honest, v) for v in views])
+        assert [r.error is None for r in results] == [True, True, True, False, True]
+        assert all(r.error is None for r in pool.run_batch([(honest, v) for v in views]))
+
+
+@pytest.mark.slow  # embeds a new library and compiles SMAX
+def test_episode_with_hostile_skills_goes_on(tmp_path):
+    """A real SMAX episode whose only skill hangs for agent 0 and bombs memory for agent 1."""
+    from compass.session import run
+    from compass.trace import read_trace
+
+    lib = tmp_path / "lib" / "combat"
+    lib.mkdir(parents=True)
+    (lib / "hostile_fight.py").write_text(
+        "def hostile_fight(obs: str) -> int:\n"
+        '    """Attack the nearest enemy."""\n'
+        "    d = parse_obs(obs)\n"
+        "    if d.agent_id == 0:\n"
+        "        return sum(iter(int, 1))\n"
+        "    if d.agent_id == 1:\n"
+        "        return len('x' * 10**10)\n"
+        "    targets = [e for e in d.enemies if e.can_attack]\n"
+        "    return attack(targets[0].id) if targets else default_action()\n"
+    )
+    cfg = RunConfig(
+        env="smax:protoss_5_vs_5", library=tmp_path / "lib", out=tmp_path, run_id="h", max_steps=12
+    )
+    summary = run(cfg)
+    steps = [r for r in read_trace(tmp_path / "h") if r["kind"] == "step"]
+    assert len(steps) == summary["episodes"][0]["steps"] >= 2
+    first = steps[0]
+    kinds = {e["agent"]: e["kind"] for e in first["errors"]}
+    assert kinds == {0: "budget", 1: "resource"}
+    assert all({e["agent"] for e in s.get("errors", [])} == {0, 1} for s in steps)
+    assert summary["episodes"][0]["skill_errors"] == 2 * len(steps)
