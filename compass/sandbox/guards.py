@@ -511,22 +511,21 @@ def guarded_range(*args):
     return r
 
 
-def _inplace(op: str):
-    return {
-        "+=": operator.add,
-        "-=": operator.sub,
-        "*=": guarded_mul,
-        "/=": operator.truediv,
-        "//=": operator.floordiv,
-        "%=": guarded_mod,
-        "**=": guarded_pow,
-        "<<=": guarded_lshift,
-        ">>=": operator.rshift,
-        "|=": operator.or_,
-        "&=": operator.and_,
-        "^=": operator.xor,
-        "@=": operator.matmul,
-    }[op]
+_INPLACE = {
+    "+=": operator.add,
+    "-=": operator.sub,
+    "*=": guarded_mul,
+    "/=": operator.truediv,
+    "//=": operator.floordiv,
+    "%=": guarded_mod,
+    "**=": guarded_pow,
+    "<<=": guarded_lshift,
+    ">>=": operator.rshift,
+    "|=": operator.or_,
+    "&=": operator.and_,
+    "^=": operator.xor,
+    "@=": operator.matmul,
+}
 
 
 def inplacevar(op: str, x, y):
@@ -538,7 +537,7 @@ def inplacevar(op: str, x, y):
             raise too_big("list")
         x += y  # keep list identity, as Python does
         return x
-    return _inplace(op)(x, y)
+    return _INPLACE[op](x, y)
 
 
 def make_guards(budget: Budget) -> dict[str, object]:

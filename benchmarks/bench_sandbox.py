@@ -1,0 +1,280 @@
+"""Per-step skill execution: plain Python vs in-process sandbox vs isolated batched workers; hung-worker replacement.
+
+Run: ``PYTHONPATH=. python benchmarks/bench_sandbox.py [--rounds 7] [--steps 40] [--hangs 3]``
+
+One "step" is what the runner does every env step: every agent's skill call, here
+``race_adaptive_combat`` (the default combat skill) on N recorded observations (``compass skills
+check``'s 198 observations, N consecutive ones per step, agent ids 0..N-1), for N = 5 and 10:
+
+* plain Python: the source ``exec``'d as ordinary Python with the same API dict as globals;
+* in-process sandbox: ``SkillExecutor.run_batch`` (RestrictedPython, guards, budget, action check);
+* isolated, batched: ``IsolatedExecutor.run_batch``, one round trip to the worker per step;
+* isolated, per agent: ``IsolatedExecutor.run`` per agent (one round trip each), for comparison.
+
+Rounds alternate between the modes so a busy machine slows all alike; per mode the median of the
+rounds' per-step means is reported, with wall time and CPU time (this process plus the worker,
+from ``/proc``; CPU time does not include waiting for a core, so it is the load-independent
+overhead figure). Then the same in real SMAX episodes (protoss 5v5, the runner's ``run_batch`` timed per step,
+both modes alternating): between two steps the environment, communication and tracing run, as
+they do in a run. Then a skill stuck in C code (``sorted`` of 10**6 items in a loop) runs as
+agent 2 of 5: the time until ``run_batch`` returns (detection at the hard deadline, kill, warm
+spare promoted, the other four re-run) and the replacement alone, with and without a warm spare.
+
+Writes ``benchmarks/results/bench_sandbox.json`` (atomically).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from compass.core.types import AgentView
+from compass.games.combat.skill_api import make_api
+from compass.games.combat.text import view_from_text
+from compass.sandbox import SkillExecutor, compile_skill
+from compass.sandbox.isolated import IsolatedExecutor
+from compass.skills.check import load_observations, observations_path
+from compass.skills.library import SkillLibrary
+
+API = "compass.games.combat.skill_api"
+SKILL = "race_adaptive_combat"
+C_HANG = "def hang(obs):\n    while True:\n        sorted(range(10**6), key=lambda x: -x)\n"
+RESULTS = Path(__file__).parent / "results" / "bench_sandbox.json"
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def steps_of(views: list[AgentView], n: int, steps: int) -> list[list[AgentView]]:
+    """``steps`` batches of ``n`` consecutive recorded views, agent ids 0..n-1."""
+    out = []
+    for s in range(steps):
+        start = (s * n) % (len(views) - n)
+        out.append([replace(v, agent_id=i) for i, v in enumerate(views[start : start + n])])
+    return out
+
+
+def worker_cpu(pids: list[int]) -> float:
+    """User+system CPU seconds of the worker processes so far."""
+    total = 0
+    for pid in pids:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / TICK
+
+
+def bench_step(n: int, steps: int, rounds: int, views: list[AgentView]) -> dict:
+    skill = SkillLibrary(None, "combat").compiled[SKILL]
+    batches = steps_of(views, n, steps)
+    inproc = SkillExecutor(API, seed=0)
+    iso = IsolatedExecutor(API, seed=0)
+    pids = iso.pids()
+    rng = random.Random(0)
+    ns: dict = {"math": math, "random": rng, "__builtins__": __builtins__}
+    ns.update(make_api(batches[0][0], rng))
+    exec(compile(skill.source, f"<plain {SKILL}>", "exec"), ns)
+    plain_fn = ns[SKILL]
+
+    def plain() -> list[int]:
+        out = []
+        for batch in batches:
+            for v in batch:
+                ns.update(make_api(v, rng))  # what the executors do before each call
+                out.append(plain_fn(v.text))
+        return out
+
+    def sandboxed() -> list[int]:
+        return [r.action for b in batches for r in inproc.run_batch([(skill, v) for v in b])]
+
+    def isolated() -> list[int]:
+        return [r.action for b in batches for r in iso.run_batch([(skill, v) for v in b])]
+
+    def per_agent() -> list[int]:
+        return [iso.run(skill, v).action for b in batches for v in b]
+
+    modes: dict[str, Callable[[], list[int]]] = {
+        "plain Python": plain,
+        "in-process sandbox": sandboxed,
+        "isolated, batched": isolated,
+        "isolated, per agent": per_agent,
+    }
+    reference = sandboxed()
+    for name, fn in modes.items():
+        assert fn() == reference, f"{name} disagrees with the in-process sandbox"
+    wall: dict[str, list[float]] = {k: [] for k in modes}
+    cpu: dict[str, list[float]] = {k: [] for k in modes}
+    for _ in range(rounds):
+        for name, fn in modes.items():
+            c0, w0, t0 = time.process_time(), worker_cpu(pids), time.perf_counter()
+            fn()
+            wall[name].append((time.perf_counter() - t0) / steps)
+            cpu[name].append((time.process_time() - c0 + worker_cpu(pids) - w0) / steps)
+    iso.close()
+    return {
+        name: {"wall_ms": statistics.median(wall[name]) * 1e3, "cpu_ms": statistics.median(cpu[name]) * 1e3}
+        for name in modes
+    }
+
+
+def bench_hang(repeats: int, views: list[AgentView]) -> dict:
+    skill = SkillLibrary(None, "combat").compiled[SKILL]
+    hang = compile_skill(C_HANG, "hang", "combat")
+    batch = [(hang if i == 2 else skill, replace(v, agent_id=i)) for i, v in enumerate(views[:5])]
+    out = {}
+    for spare in (True, False):
+        iso = IsolatedExecutor(API, seed=0, spare=spare)
+        iso.pids()
+        replace_s, total_s = [], []
+        original = iso._replace
+
+        def timed_replace(index: int, original=original, replace_s=replace_s, iso=iso) -> None:
+            t0 = time.perf_counter()
+            original(index)
+            iso._wait_ready(iso._workers[index])  # replaced means ready to run the next item
+            replace_s.append(time.perf_counter() - t0)
+
+        iso._replace = timed_replace
+        for _ in range(repeats):
+            if spare:
+                iso._wait_ready(iso._spare)  # steady state: the spare had time to start
+            t0 = time.perf_counter()
+            results = iso.run_batch(batch)
+            total_s.append(time.perf_counter() - t0)
+            assert results[2].error is not None and all(
+                r.error is None for k, r in enumerate(results) if k != 2
+            )
+        iso.close()
+        out["warm spare" if spare else "no spare"] = {
+            "hard_deadline_s": iso.hard_seconds,
+            "replace_s": statistics.median(replace_s),
+            "batch_with_hang_s": statistics.median(total_s),
+        }
+    return out
+
+
+def bench_episode(steps: int, episodes: int) -> dict:
+    """Skill time per step as the runner sees it: real SMAX episodes, both isolation modes alternating."""
+    import asyncio
+
+    import compass.runner as runner_mod
+    from compass.comm import CommProtocol
+    from compass.config import RunConfig
+    from compass.core.family import make_env
+    from compass.planner.base import Decision
+    from compass.trace import RunWriter
+
+    lib = SkillLibrary(None, "combat")
+
+    class Fixed:  # the default skill for every agent: no embedder, no VLM in the measurement
+        library = lib
+
+        async def decide(self, ctx) -> Decision:
+            return Decision(SKILL, "fight")
+
+    env = make_env("smax:protoss_5_vs_5", max_steps=steps)
+    times: dict[str, list[float]] = {"inprocess": [], "process": []}
+    make = runner_mod.make_executor
+    current: list[float] = []
+
+    def timed_executor(*args, **kwargs):
+        ex = make(*args, **kwargs)
+        if hasattr(ex, "pids"):
+            ex.pids()  # started and ready: worker start-up is not a per-step cost
+        inner = ex.run_batch
+
+        def run_batch(items):
+            t0 = time.perf_counter()
+            out = inner(items)
+            current.append(time.perf_counter() - t0)
+            return out
+
+        ex.run_batch = run_batch
+        return ex
+
+    runner_mod.make_executor = timed_executor
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for ep in range(episodes):
+                for mode in times:
+                    cfg = RunConfig(env="smax:protoss_5_vs_5", isolation=mode, max_steps=steps, seed=ep)
+                    writer = RunWriter(Path(tmp) / f"{mode}-{ep}")
+                    runner = runner_mod.EpisodeRunner(
+                        env, Fixed(), cfg, writer, comm=CommProtocol("multihop", seed=ep)
+                    )
+                    current.clear()
+                    asyncio.run(runner.run_episode(ep, ep))
+                    writer.close()
+                    times[mode].extend(current)
+    finally:
+        runner_mod.make_executor = make
+    return {
+        mode: {
+            "steps": len(ts),
+            "median_ms": statistics.median(ts) * 1e3,
+            "mean_ms": statistics.fmean(ts) * 1e3,
+        }
+        for mode, ts in times.items()
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--steps", type=int, default=40)
+    ap.add_argument("--hangs", type=int, default=3)
+    ap.add_argument("--episodes", type=int, default=2, help="SMAX episodes per mode (0: skip)")
+    ap.add_argument("--episode-steps", type=int, default=60)
+    args = ap.parse_args()
+    views = [view_from_text(t) for t in load_observations(observations_path("combat"))]
+
+    results: dict = {
+        "machine": {"cpus": os.cpu_count(), "load_avg": os.getloadavg(), "python": platform.python_version()},
+        "args": vars(args),
+        "step": {},
+    }
+    for n in (5, 10):
+        r = results["step"][f"{n} agents"] = bench_step(n, args.steps, args.rounds, views)
+        base = r["in-process sandbox"]
+        print(f"\n== {n} agents, {SKILL}: per step (median of {args.rounds} rounds x {args.steps} steps)")
+        print(f"{'mode':24s} {'wall ms':>9s} {'x in-proc':>9s} {'CPU ms':>9s} {'x in-proc':>9s}")
+        for name, m in r.items():
+            print(
+                f"{name:24s} {m['wall_ms']:9.3f} {m['wall_ms'] / base['wall_ms']:9.2f} "
+                f"{m['cpu_ms']:9.3f} {m['cpu_ms'] / base['cpu_ms']:9.2f}"
+            )
+    if args.episodes:
+        results["episode"] = ep = bench_episode(args.episode_steps, args.episodes)
+        print(
+            f"\n== in SMAX episodes (protoss 5v5, {args.episodes} x {args.episode_steps} steps per mode, alternating)"
+        )
+        for mode, m in ep.items():
+            ratio = m["median_ms"] / ep["inprocess"]["median_ms"]
+            print(
+                f"{mode:12s} skill time per step: median {m['median_ms']:.3f} ms ({ratio:.2f} x), mean {m['mean_ms']:.3f} ms"
+            )
+    results["hang"] = hang = bench_hang(args.hangs, views)
+    print(f"\n== a skill stuck in C as agent 2 of 5 (median of {args.hangs})")
+    for name, m in hang.items():
+        print(
+            f"{name:12s} hard deadline {m['hard_deadline_s']:.2f} s; replace {m['replace_s'] * 1e3:7.1f} ms; "
+            f"whole batch {m['batch_with_hang_s']:.2f} s"
+        )
+    results["machine"]["load_avg_after"] = os.getloadavg()
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=RESULTS.parent, suffix=".partial")
+    with os.fdopen(fd, "w") as f:
+        json.dump(results, f, indent=2)
+    os.replace(tmp, RESULTS)
+    print(f"\nwrote {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()
