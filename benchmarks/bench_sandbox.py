@@ -181,40 +181,36 @@ def bench_episode(steps: int, episodes: int) -> dict:
 
     env = make_env("smax:protoss_5_vs_5", max_steps=steps)
     times: dict[str, list[float]] = {"inprocess": [], "process": []}
-    make = runner_mod.make_executor
     current: list[float] = []
+    originals = {cls: cls.run_batch for cls in (SkillExecutor, IsolatedExecutor)}
 
-    def timed_executor(*args, **kwargs):
-        ex = make(*args, **kwargs)
-        if hasattr(ex, "pids"):
-            ex.pids()  # started and ready: worker start-up is not a per-step cost
-        inner = ex.run_batch
-
-        def run_batch(items):
+    def timed(inner):
+        def run_batch(self, items):
             t0 = time.perf_counter()
-            out = inner(items)
+            out = inner(self, items)
             current.append(time.perf_counter() - t0)
             return out
 
-        ex.run_batch = run_batch
-        return ex
+        return run_batch
 
-    runner_mod.make_executor = timed_executor
+    for cls, inner in originals.items():
+        cls.run_batch = timed(inner)
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            for ep in range(episodes):
+            for ep in range(episodes + 1):  # episode 0 of each mode starts the pooled executor: not counted
                 for mode in times:
                     cfg = RunConfig(env="smax:protoss_5_vs_5", isolation=mode, max_steps=steps, seed=ep)
                     writer = RunWriter(Path(tmp) / f"{mode}-{ep}")
-                    runner = runner_mod.EpisodeRunner(
-                        env, Fixed(), cfg, writer, comm=CommProtocol("multihop", seed=ep)
-                    )
+                    comm = CommProtocol("multihop", seed=ep)
+                    runner = runner_mod.EpisodeRunner(env, Fixed(), cfg, writer, comm=comm)
                     current.clear()
                     asyncio.run(runner.run_episode(ep, ep))
                     writer.close()
-                    times[mode].extend(current)
+                    if ep:
+                        times[mode].extend(current)
     finally:
-        runner_mod.make_executor = make
+        for cls, inner in originals.items():
+            cls.run_batch = inner
     return {
         mode: {
             "steps": len(ts),
@@ -232,6 +228,7 @@ def main() -> None:
     ap.add_argument("--hangs", type=int, default=3)
     ap.add_argument("--episodes", type=int, default=2, help="SMAX episodes per mode (0: skip)")
     ap.add_argument("--episode-steps", type=int, default=60)
+    ap.add_argument("--parts", default="step,episode,hang", help="comma-separated: step, episode, hang")
     args = ap.parse_args()
     views = [view_from_text(t) for t in load_observations(observations_path("combat"))]
 
@@ -240,7 +237,8 @@ def main() -> None:
         "args": vars(args),
         "step": {},
     }
-    for n in (5, 10):
+    parts = set(args.parts.split(","))
+    for n in (5, 10) if "step" in parts else ():
         r = results["step"][f"{n} agents"] = bench_step(n, args.steps, args.rounds, views)
         base = r["in-process sandbox"]
         print(f"\n== {n} agents, {SKILL}: per step (median of {args.rounds} rounds x {args.steps} steps)")
@@ -250,7 +248,7 @@ def main() -> None:
                 f"{name:24s} {m['wall_ms']:9.3f} {m['wall_ms'] / base['wall_ms']:9.2f} "
                 f"{m['cpu_ms']:9.3f} {m['cpu_ms'] / base['cpu_ms']:9.2f}"
             )
-    if args.episodes:
+    if args.episodes and "episode" in parts:
         results["episode"] = ep = bench_episode(args.episode_steps, args.episodes)
         print(
             f"\n== in SMAX episodes (protoss 5v5, {args.episodes} x {args.episode_steps} steps per mode, alternating)"
@@ -260,8 +258,9 @@ def main() -> None:
             print(
                 f"{mode:12s} skill time per step: median {m['median_ms']:.3f} ms ({ratio:.2f} x), mean {m['mean_ms']:.3f} ms"
             )
-    results["hang"] = hang = bench_hang(args.hangs, views)
-    print(f"\n== a skill stuck in C as agent 2 of 5 (median of {args.hangs})")
+    results["hang"] = hang = bench_hang(args.hangs, views) if "hang" in parts else {}
+    if hang:
+        print(f"\n== a skill stuck in C as agent 2 of 5 (median of {args.hangs})")
     for name, m in hang.items():
         print(
             f"{name:12s} hard deadline {m['hard_deadline_s']:.2f} s; replace {m['replace_s'] * 1e3:7.1f} ms; "

@@ -8,6 +8,7 @@ decide concurrently; between decisions each agent's skill runs every step in the
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,7 @@ from compass.config import RunConfig, default_task
 from compass.core.family import get_family
 from compass.core.types import AgentView, MultiAgentEnv
 from compass.planner.base import Decision, DecisionContext, Planner
-from compass.sandbox.runtime import make_executor
+from compass.sandbox.runtime import pooled_executor
 from compass.trace import RunWriter
 
 
@@ -169,8 +170,12 @@ class EpisodeRunner:
     async def run_episode(self, episode: int, seed: int, progress: Any = None) -> EpisodeResult:
         env, lib = self.env, self.library
         views = env.reset(seed)
-        executor = make_executor(
-            get_family(env.family).skill_api, seed, self.cfg.isolation, self.cfg.sandbox_workers
+        # A warm executor from the process's pool (isolated workers start once, not per episode).
+        release = contextlib.ExitStack()
+        executor = release.enter_context(
+            pooled_executor(
+                get_family(env.family).skill_api, seed, self.cfg.isolation, self.cfg.sandbox_workers
+            )
         )
         states = [AgentState() for _ in views]
         max_steps = getattr(env, "max_steps", self.cfg.max_steps or 200)
@@ -277,7 +282,7 @@ class EpisodeRunner:
             if res.done:
                 outcome, info = res.outcome, res.info
                 break
-        executor.close()
+        release.close()
         steps = t + 1
         for name, n in used.items():
             lib.record_use(name, uses=n)

@@ -310,22 +310,34 @@ def make_executor(api: str, seed: int, isolation: str = "process", workers: int 
     return SkillExecutor(api, seed=seed)
 
 
-_CANDIDATES: dict[tuple[str, str], Executor] = {}
-_CANDIDATES_LOCK = threading.Lock()
+_POOL: dict[tuple[str, str, int], list[Executor]] = {}
+_POOL_LOCK = threading.Lock()
 
 
 @contextmanager
-def candidate_executor(api: str, seed: int, isolation: str = "process") -> Iterator[Executor]:
-    """An executor for trying candidate skills (synthesis, repair, checks), reset to ``seed``.
+def pooled_executor(api: str, seed: int, isolation: str = "process", workers: int = 1) -> Iterator[Executor]:
+    """An executor reset to ``seed``, taken from a per-process pool and given back afterwards.
 
-    Kept per (API, isolation) for the life of the process, so trying a candidate costs one batch,
-    not a worker start; the lock serialises users (the planner may try candidates from threads).
+    Episodes, synthesis, repair and checks reuse warm executors (and their worker processes):
+    a worker starts once per process, not once per episode or per candidate. Reset gives the same
+    namespaces and ``random`` stream as a fresh executor.
     """
-    with _CANDIDATES_LOCK:
-        executor = _CANDIDATES.get((api, isolation))
-        if executor is None:
-            executor = _CANDIDATES[(api, isolation)] = make_executor(api, seed, isolation)
-            atexit.register(executor.close)
-        else:
-            executor.reset(seed)
+    key = (api, isolation, workers)
+    with _POOL_LOCK:
+        free = _POOL.setdefault(key, [])
+        executor = free.pop() if free else None
+    if executor is None:
+        executor = make_executor(api, seed, isolation, workers)
+        atexit.register(executor.close)
+    else:
+        executor.reset(seed)
+    try:
         yield executor
+    finally:
+        with _POOL_LOCK:
+            _POOL[key].append(executor)
+
+
+def candidate_executor(api: str, seed: int, isolation: str = "process"):
+    """The executor that tries candidate skills (synthesis, repair, checks): a pooled one."""
+    return pooled_executor(api, seed, isolation)
