@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
@@ -114,16 +115,10 @@ class IsolatedExecutor:
     # --- processes -------------------------------------------------------------------------------
 
     def _spawn(self, index: int) -> _Worker:
-        proc = subprocess.Popen(
-            [sys.executable, "-B", "-m", "compass.sandbox.worker"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=worker_env(),
-            cwd=tempfile.gettempdir(),
-            close_fds=True,
-            start_new_session=True,  # Ctrl-C in the terminal goes to the parent, which stops the workers
-        )
+        with warnings.catch_warnings():
+            # JAX warns on any fork; this child runs no Python before exec, so nothing can deadlock.
+            warnings.filterwarnings("ignore", message=r"os\.fork\(\) was called", category=RuntimeWarning)
+            proc = self._popen()
         fd, path = tempfile.mkstemp(prefix="compass-progress-", dir=_SHM_DIR)
         os.ftruncate(fd, PROGRESS.size)
         progress = mmap.mmap(fd, PROGRESS.size)
@@ -140,6 +135,19 @@ class IsolatedExecutor:
         api, max_ticks, max_seconds, memory_mb = self._init
         w.send.send(("init", api, self._seed_of(index), max_ticks, max_seconds, memory_mb, path))
         return w
+
+    @staticmethod
+    def _popen() -> subprocess.Popen:
+        return subprocess.Popen(
+            [sys.executable, "-B", "-m", "compass.sandbox.worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=worker_env(),
+            cwd=tempfile.gettempdir(),
+            close_fds=True,
+            start_new_session=True,  # Ctrl-C in the terminal goes to the parent, which stops the workers
+        )
 
     def _seed_of(self, index: int) -> int:
         return self.seed + 1_000_003 * index
