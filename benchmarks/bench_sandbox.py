@@ -26,7 +26,6 @@ Writes ``benchmarks/results/bench_sandbox.json`` (atomically).
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import platform
@@ -45,6 +44,7 @@ from compass.sandbox import SkillExecutor, compile_skill
 from compass.sandbox.isolated import IsolatedExecutor
 from compass.skills.check import load_observations, observations_path
 from compass.skills.library import SkillLibrary
+from compass.util.atomic import atomic_write_json
 
 API = "compass.games.combat.skill_api"
 SKILL = "race_adaptive_combat"
@@ -268,10 +268,7 @@ def main() -> None:
         )
     results["machine"]["load_avg_after"] = os.getloadavg()
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=RESULTS.parent, suffix=".partial")
-    with os.fdopen(fd, "w") as f:
-        json.dump(results, f, indent=2)
-    os.replace(tmp, RESULTS)
+    atomic_write_json(RESULTS, results)
     print(f"\nwrote {RESULTS}")
 
 
