@@ -211,17 +211,26 @@ class IsolatedExecutor:
         return results  # type: ignore[return-value]
 
     def _send(self, w_index: int, batch: Sequence[tuple[CompiledSkill, AgentView]]) -> None:
-        w = self._workers[w_index]
-        self._wait_ready(w)
-        new = []
-        for skill, _ in batch:
-            if skill.code_hash not in w.known:
-                w.known.add(skill.code_hash)
-                new.append((skill.code_hash, skill.name, skill.source, skill.filename, skill.line_offset))
         payload = [(skill.code_hash, replace(view, render=None, text_fn=None)) for skill, view in batch]
         cpu = math.ceil(self.hard_seconds * len(batch)) + 1
-        w.sent_seq = w.started()[0]
-        w.send.send(("batch", new, payload, cpu))
+        for attempt in range(2):
+            w = self._workers[w_index]
+            self._wait_ready(w)
+            new = [
+                (skill.code_hash, skill.name, skill.source, skill.filename, skill.line_offset)
+                for skill in {skill.code_hash: skill for skill, _ in batch}.values()
+                if skill.code_hash not in w.known
+            ]
+            w.sent_seq = w.started()[0]
+            try:
+                w.send.send(("batch", new, payload, cpu))
+            except OSError:
+                if attempt:
+                    raise WorkerStartError("skill workers keep dying before they get any work") from None
+                self._replace(w_index)  # it died between steps: nothing ran, nobody is to blame
+                continue
+            w.known.update(code_hash for code_hash, *_ in new)
+            return
 
     def _collect(
         self,

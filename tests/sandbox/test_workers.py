@@ -171,3 +171,15 @@ def test_episode_with_hostile_skills_goes_on(tmp_path):
     assert kinds == {0: "budget", 1: "resource"}
     assert all({e["agent"] for e in s.get("errors", [])} == {0, 1} for s in steps)
     assert summary["episodes"][0]["skill_errors"] == 2 * len(steps)
+
+
+def test_worker_that_died_between_steps_is_replaced_without_blame(views):
+    with IsolatedExecutor(API, max_seconds=0.3) as ex:
+        honest = compile_skill("def ok(obs):\n    return STOP\n", "ok", "combat")
+        assert all(r.error is None for r in ex.run_batch([(honest, v) for v in views]))
+        pid = ex.pids()[0]
+        os.kill(pid, signal.SIGKILL)
+        time.sleep(0.2)  # let it die (the executor reaps it)
+        results = ex.run_batch([(honest, v) for v in views])
+        assert all(r.error is None and r.action == 1 for r in results)
+        assert ex.pids()[0] != pid
