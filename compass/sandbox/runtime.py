@@ -88,10 +88,15 @@ def _check_shape(tree: ast.Module, name: str, filename: str) -> None:
             "compile",
         )
     args = funcs[0].args
-    if len(args.args) != 1 or args.vararg or args.kwonlyargs:
+    if len(args.args) != 1 or args.vararg or args.kwonlyargs or args.kwarg or args.defaults:
         raise SkillError(
-            f"{filename}:{funcs[0].lineno}: {name} must take exactly one argument (obs)", name, "compile"
+            f"{filename}:{funcs[0].lineno}: {name} must take exactly one argument (obs), without a default",
+            name,
+            "compile",
         )
+    if funcs[0].decorator_list:
+        # A decorator runs when the file is loaded, outside any call's budget.
+        raise SkillError(f"{filename}:{funcs[0].lineno}: {name} takes no decorators", name, "compile")
 
 
 def compile_skill(
@@ -200,13 +205,14 @@ class SkillExecutor:
     def run(self, skill: CompiledSkill, view: AgentView) -> SkillResult:
         """Call the skill on ``view.text``; never raises for skill faults."""
         start = time.perf_counter()
-        ns = self._namespace(skill, view.agent_id)
-        ns.update(self._sealer.seal(self.api.make_api(view, self.rng)))
         budget = self.budget
         budget.start()
         error: SkillError | None = None
         action = None
         try:
+            # Loading the file runs skill code too (annotations): inside the budget and the try.
+            ns = self._namespace(skill, view.agent_id)
+            ns.update(self._sealer.seal(self.api.make_api(view, self.rng)))
             action = ns[skill.name](view.text)
         except SkillError as e:
             e.skill = skill.name

@@ -377,5 +377,18 @@ def source(body: str) -> str:
     return "def f(obs):\n" + textwrap.indent(body, "    ") + "\n"
 
 
-CORPUS = {name: (category, cause, source(body)) for name, category, cause, body in _C}
+# Whole files: code that runs when the file is loaded, not when the skill is called.
+_FILES = {
+    "decorator": (
+        COMPILE + r".*takes no decorators",
+        "@(lambda g: sum(iter(int, 1)))\ndef f(obs):\n    return 1\n",
+    ),
+    "default_argument": (COMPILE + r".*without a default", "def f(obs=sum(iter(int, 1))):\n    return 1\n"),
+}
+_C += [("default_argument", "hang", None, None), ("decorator", "escape", None, None)]
+
+CORPUS = {
+    name: (category, *(_FILES[name] if body is None else (cause, source(body))))
+    for name, category, cause, body in _C
+}
 assert len(CORPUS) == len(_C), "duplicate names in the hostile corpus"
