@@ -71,6 +71,9 @@ def run(
         str,
         typer.Option(help="process (locked-down skill workers, default) | inprocess (trusted skills only)"),
     ] = "process",
+    sandbox_workers: Annotated[
+        int, typer.Option(min=1, help="skill worker processes (--isolation process)")
+    ] = 1,
 ) -> None:
     """Play episodes and write runs/<run-id>/ (trace.jsonl, summary.json, optional video)."""
     try:
@@ -92,6 +95,7 @@ def run(
             image=image,
             vlm_cache=vlm_cache,
             isolation=isolation,
+            sandbox_workers=sandbox_workers,
         )
     except ValidationError as e:
         _fail("; ".join(f"{'.'.join(str(p) for p in x['loc'])}: {x['msg']}" for x in e.errors()))
