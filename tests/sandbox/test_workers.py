@@ -183,3 +183,15 @@ def test_worker_that_died_between_steps_is_replaced_without_blame(views):
         results = ex.run_batch([(honest, v) for v in views])
         assert all(r.error is None and r.action == 1 for r in results)
         assert ex.pids()[0] != pid
+
+
+def test_synthesis_tries_candidates_through_the_run_executor(views):
+    from compass.planner.synthesis import try_skill
+
+    hang = C_HANG.replace("def hang(", "def cand(")
+    err = try_skill(hang, "cand", "combat", views[0], seed=0, isolation="process")
+    assert err is not None and err.kind == "budget" and "worker replaced" in str(err)
+    ok = "def cand(obs):\n    return STOP\n"
+    assert try_skill(ok, "cand", "combat", views[0], seed=0, isolation="process") is None
+    bomb = "def cand(obs):\n    return len('x'.center(10**10))\n"
+    assert "center width" in str(try_skill(bomb, "cand", "combat", views[0], isolation="inprocess"))
