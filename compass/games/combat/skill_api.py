@@ -23,6 +23,19 @@ from compass.games.combat.text import (
 )
 
 FAMILY = "combat"
+#: What ``parse_obs`` returns (the prompts list its fields).
+OBSERVATION = ObsData
+#: Every name a combat skill sees; :func:`make_api` builds exactly these, the prompts list them.
+EXPORTS: tuple[str, ...] = (
+    "parse_obs",
+    "attack",
+    "heal",
+    "move",
+    "find_path",
+    "default_action",
+    "NOOP",
+    "STOP",
+)
 UNIT_CLEARANCE = 0.7  # world units around another unit that a path avoids
 
 
@@ -177,7 +190,11 @@ def default_action(view: AgentView) -> int:
 
 
 def make_api(view: AgentView, rng: random.Random) -> dict[str, object]:
-    """Names injected into a combat skill's globals for one call on ``view``."""
+    """Exactly the :data:`EXPORTS` names, for one call on ``view``.
+
+    Nothing here reads ``view`` before a helper is called: the prompts' API reference is rendered
+    from ``make_api(None, rng)``.
+    """
     cached: list[ObsData] = []
 
     def parse_obs(obs: str) -> ObsData:
@@ -188,13 +205,17 @@ def make_api(view: AgentView, rng: random.Random) -> dict[str, object]:
             return cached[0]
         return parse_combat_text(obs)
 
-    return {
-        "parse_obs": parse_obs,
+    def default(obs: str | None = None) -> int:
+        """A safe action: attack the nearest enemy in range, else close in on the nearest known one, else stop."""
+        return default_action(view)
+
+    bound: dict[str, object] = {"parse_obs": parse_obs, "default_action": default}
+    plain: dict[str, object] = {
         "attack": attack,
         "heal": heal,
         "move": move,
         "find_path": find_path,
-        "default_action": lambda obs=None: default_action(view),
         "NOOP": NOOP,
         "STOP": STOP,
     }
+    return {name: bound[name] if name in bound else plain[name] for name in EXPORTS}

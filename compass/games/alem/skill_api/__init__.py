@@ -1,0 +1,311 @@
+"""The skill API of the ALEM family, injected into every ALEM skill.
+
+A skill is ``def name(obs: str) -> int``. It calls ``parse_obs(obs)`` for an :class:`ObsData`
+(status, inventory, role, level, what it sees with coordinates, coordination sites, teammates,
+legal actions, its own map memory) and returns an action index (0..55) built with the helpers.
+Coordinates follow the harness text: ``x`` = column (east +), ``y`` = row (south +).
+
+The helpers live in layers, each importing only the ones above it:
+
+* :mod:`.actions` — atomic actions (``move``, ``place``, ``craft``...), no observation needed;
+* :mod:`.knowledge` — geometry, the map as seen and remembered, creatures, team, inventory;
+* :mod:`.paths` — path finding, exploring, fleeing, acting on a tile;
+* :mod:`.tactics` — sealing a tunnel to sleep in, digging out;
+* :mod:`.coordination` — the team's conventions for coordination sites.
+
+:data:`EXPORTS` is the one list of names a skill sees; :func:`make_api` builds exactly those for
+one call, and the synthesis/repair prompts render their API section from it.
+"""
+
+from __future__ import annotations
+
+import random
+
+from compass.core.types import AgentView
+from compass.games.alem.names import (
+    ACTION_LABELS,
+    BUILD_COSTS,
+    DESCEND,
+    DO,
+    GIVE,
+    NOOP,
+    REST,
+    SLEEP,
+    action_index,
+    action_name,
+    give_action,
+)
+from compass.games.alem.obs import ObsData, parse_alem_text
+from compass.games.alem.skill_api.actions import (
+    ASCEND,
+    action,
+    ascend,
+    build,
+    craft,
+    descend,
+    do,
+    face,
+    move,
+    noop,
+    place,
+    request,
+    rest,
+    sleep,
+)
+from compass.games.alem.skill_api.coordination import (
+    agents_adjacent,
+    coordination_rewards,
+    coordination_target,
+    free_adjacent_tiles,
+)
+from compass.games.alem.skill_api.knowledge import (
+    GROUND,
+    RESOURCE_BLOCK,
+    RESOURCE_BLOCKS,
+    RESOURCE_TOOL,
+    STEP_DIRS,
+    Point,
+    adjacent,
+    block_at,
+    can_build_here,
+    can_mine,
+    direction_to,
+    distance,
+    facing,
+    facing_free_ground,
+    has_materials,
+    hostile_mobs,
+    is_dusk_or_night,
+    leader_id,
+    near,
+    nearest,
+    nearest_seen,
+    obs_data_from_view,
+    passive_mobs,
+    team_alive,
+    team_center,
+    teammate_ahead,
+    walkable,
+)
+from compass.games.alem.skill_api.paths import act_on, explore, face_free_tile, flee, greedy_step, path_to
+from compass.games.alem.skill_api.tactics import dig_out, dig_spot, enclosed, shelter_step, sleep_spot
+
+#: What ``parse_obs`` returns (the prompts list its fields).
+OBSERVATION = ObsData
+
+#: Every name an ALEM skill sees, in the order the prompts list them.
+EXPORTS: tuple[str, ...] = (
+    "parse_obs",
+    # atomic actions
+    "noop",
+    "do",
+    "sleep",
+    "rest",
+    "descend",
+    "ascend",
+    "move",
+    "face",
+    "place",
+    "craft",
+    "build",
+    "request",
+    "give",
+    "action",
+    "action_name",
+    "legal",
+    # geometry and knowledge
+    "distance",
+    "direction_to",
+    "block_at",
+    "walkable",
+    "nearest",
+    "nearest_seen",
+    "adjacent",
+    "facing",
+    "near",
+    "hostile_mobs",
+    "passive_mobs",
+    "team_alive",
+    "team_center",
+    "leader_id",
+    "has_materials",
+    "can_mine",
+    "can_build_here",
+    "facing_free_ground",
+    "teammate_ahead",
+    "is_dusk_or_night",
+    # movement
+    "path_to",
+    "greedy_step",
+    "act_on",
+    "explore",
+    "flee",
+    "face_free_tile",
+    # night shelter
+    "enclosed",
+    "sleep_spot",
+    "dig_spot",
+    "dig_out",
+    "shelter_step",
+    # coordination
+    "free_adjacent_tiles",
+    "agents_adjacent",
+    "coordination_target",
+    "coordination_rewards",
+    "default_action",
+    # constants
+    "NOOP",
+    "DO",
+    "SLEEP",
+    "REST",
+    "DESCEND",
+    "GIVE",
+    "ACTION_LABELS",
+    "RESOURCE_BLOCKS",
+    "BUILD_COSTS",
+)
+
+
+def default_action(view: AgentView) -> int:
+    """A safe legal action: hit an adjacent hostile creature we face, else Noop."""
+    if not view.alive or NOOP not in view.avail_actions:
+        return NOOP if NOOP in view.avail_actions or not view.avail_actions else view.avail_actions[0]
+    d = obs_data_from_view(view)
+    for m in d.mobs:
+        if m.hostile and facing(d, (m.x, m.y)) and DO in d.legal_indices:
+            return DO
+    return NOOP
+
+
+def make_api(view: AgentView, rng: random.Random) -> dict[str, object]:
+    """Exactly the :data:`EXPORTS` names, for one call on ``view``.
+
+    Nothing here reads ``view`` before a helper is called: the prompts' API reference is rendered
+    from ``make_api(None, rng)``.
+    """
+    cached: list[ObsData] = []
+
+    def parse_obs(obs: str) -> ObsData:
+        """Structured observation; the agent's own text is served from its view without re-parsing."""
+        if obs is view.text or obs == view.text or obs == "current":
+            if not cached:
+                cached.append(obs_data_from_view(view))
+            return cached[0]
+        return parse_alem_text(obs)
+
+    def safe_do() -> int:
+        """Do on the faced tile (chop/mine, attack, drink, eat...), or Noop when a living teammate stands there."""
+        return NOOP if teammate_ahead(obs_data_from_view(view)) else DO
+
+    def give(target: int) -> int:
+        """Give one unit of what teammate ``target`` requests (legal only while it has a request)."""
+        return give_action(view.agent_id, int(target))
+
+    def action_of(name: str) -> int:
+        """Index of a harness action label (``"Make Wood Pickaxe"``, ``"Give to Agent 2"``) for this agent."""
+        return action_index(name, view.agent_id)
+
+    def name_of(index: int) -> str:
+        """Harness label of an action index for this agent."""
+        return action_name(int(index), view.agent_id)
+
+    def legal(index: int) -> bool:
+        """Whether an action index is legal now."""
+        return int(index) in view.avail_actions
+
+    def explore_here(d: ObsData, near: str | None = None) -> int:
+        return explore(d, rng, near)
+
+    explore_here.__doc__ = explore.__doc__
+
+    def default(obs: str | None = None) -> int:
+        """A safe legal action: hit an adjacent hostile creature the agent faces, else Noop."""
+        return default_action(view)
+
+    bound: dict[str, object] = {
+        "parse_obs": parse_obs,
+        "do": safe_do,
+        "give": give,
+        "action": action_of,
+        "action_name": name_of,
+        "legal": legal,
+        "explore": explore_here,
+        "default_action": default,
+    }
+    return {name: bound[name] if name in bound else _PLAIN[name] for name in EXPORTS}
+
+
+_PLAIN: dict[str, object] = {
+    name: value for name, value in globals().items() if name in EXPORTS and not name.startswith("_")
+}
+
+__all__ = [
+    "ACTION_LABELS",
+    "ASCEND",
+    "BUILD_COSTS",
+    "DESCEND",
+    "DO",
+    "EXPORTS",
+    "GIVE",
+    "GROUND",
+    "NOOP",
+    "OBSERVATION",
+    "Point",
+    "RESOURCE_BLOCK",
+    "RESOURCE_BLOCKS",
+    "RESOURCE_TOOL",
+    "REST",
+    "SLEEP",
+    "STEP_DIRS",
+    "act_on",
+    "action",
+    "adjacent",
+    "agents_adjacent",
+    "ascend",
+    "block_at",
+    "build",
+    "can_build_here",
+    "can_mine",
+    "coordination_rewards",
+    "coordination_target",
+    "craft",
+    "default_action",
+    "descend",
+    "dig_out",
+    "dig_spot",
+    "direction_to",
+    "distance",
+    "do",
+    "enclosed",
+    "explore",
+    "face",
+    "face_free_tile",
+    "facing",
+    "facing_free_ground",
+    "flee",
+    "free_adjacent_tiles",
+    "greedy_step",
+    "has_materials",
+    "hostile_mobs",
+    "is_dusk_or_night",
+    "leader_id",
+    "make_api",
+    "move",
+    "near",
+    "nearest",
+    "nearest_seen",
+    "noop",
+    "obs_data_from_view",
+    "passive_mobs",
+    "path_to",
+    "place",
+    "request",
+    "rest",
+    "shelter_step",
+    "sleep",
+    "sleep_spot",
+    "team_alive",
+    "team_center",
+    "teammate_ahead",
+    "walkable",
+]

@@ -1,0 +1,231 @@
+"""Getting somewhere on the ALEM map: shortest known paths (BFS over the agent's memory), greedy
+steps that dig through what the agent can mine, frontier exploration, fleeing.
+
+Helpers that choose a move return ``None`` when they have nothing to do, so skills chain them::
+
+    act = path_to(d, target) or do()
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+
+from compass.games.alem.names import BLOCK_NAMES, DIRECTION_ACTIONS, DO, MAP_SIZE, MOVES, NOOP
+from compass.games.alem.obs import ObsData
+from compass.games.alem.skill_api.actions import move
+from compass.games.alem.skill_api.knowledge import (
+    GROUND,
+    RESOURCE_TOOL,
+    STEP_DIRS,
+    Point,
+    _coordination_tile,
+    _occupied,
+    block_at,
+    can_mine,
+    direction_to,
+    distance,
+    facing,
+    facing_free_ground,
+    near,
+    team_alive,
+    teammate_ahead,
+    walkable,
+)
+
+
+def _bfs(d: ObsData, goals: set[Point], avoid: set[Point], limit: int) -> int | None:
+    """First move of a shortest 4-connected path to any goal (BFS), within ``limit`` tiles of both ends."""
+    start = d.position
+    if start in goals:
+        return None
+    xs = [start[0]] + [g[0] for g in goals]
+    ys = [start[1]] + [g[1] for g in goals]
+    x0, x1 = max(0, min(xs) - limit), min(MAP_SIZE - 1, max(xs) + limit)
+    y0, y1 = max(0, min(ys) - limit), min(MAP_SIZE - 1, max(ys) + limit)
+    mem = d.memory
+    first: dict[Point, int] = {start: -1}
+    frontier = deque([start])
+    while frontier:
+        cx, cy = frontier.popleft()
+        for _, dx, dy in STEP_DIRS:
+            nx, ny = cx + dx, cy + dy
+            p = (nx, ny)
+            if p in first or not (x0 <= nx <= x1 and y0 <= ny <= y1) or p in avoid:
+                continue
+            ok = mem.walkable(nx, ny) if mem is not None else walkable(d, p)
+            if not ok:
+                continue
+            first[p] = _move_action(dx, dy) if (cx, cy) == start else first[(cx, cy)]
+            if p in goals:
+                return first[p]
+            frontier.append(p)
+    return None
+
+
+def _move_action(dx: int, dy: int) -> int:
+    for action, vec in MOVES.items():
+        if vec == (dx, dy):
+            return action
+    raise ValueError((dx, dy))
+
+
+def path_to(d: ObsData, target: Point, adjacent: bool = True, avoid_mobs: bool = True) -> int | None:
+    """Next action toward ``target``: a move along a shortest known path.
+
+    With ``adjacent`` (default) the goal is a free tile next to ``target`` and, once there, the
+    action turns the agent to face it; returns None when already adjacent and facing (ready for
+    Do / Build / Place). Unseen tiles count as walkable. Falls back to a greedy step when no
+    path is known.
+    """
+    tx, ty = int(target[0]), int(target[1])
+    occupied = _occupied(d)
+    avoid = set(occupied) if avoid_mobs else {(t.x, t.y) for t in team_alive(d)}
+    if adjacent:
+        if distance(d.position, (tx, ty)) == 1:
+            if facing(d, (tx, ty)):
+                return None
+            return move(direction_to(d.position, (tx, ty)))
+        goals = {(tx + dx, ty + dy) for _, dx, dy in STEP_DIRS}
+        goals = {g for g in goals if g not in occupied and walkable(d, g)}
+    else:
+        if d.position == (tx, ty):
+            return None
+        goals = {(tx, ty)}
+    avoid -= goals
+    if not goals:
+        return greedy_step(d, (tx, ty))
+    for limit in (6, MAP_SIZE):
+        step = _bfs(d, goals, avoid, limit)
+        if step is not None:
+            return step
+    return greedy_step(d, (tx, ty))
+
+
+def greedy_step(d: ObsData, target: Point) -> int | None:
+    """A move that reduces the distance to ``target`` onto a walkable free tile, if any.
+
+    When the way is blocked by something the agent can mine (tree, stone...), it digs: turns to
+    face it, then Do.
+    """
+    occupied = _occupied(d)
+    best = None
+    best_d = distance(d.position, target)
+    dig = None
+    for name, dx, dy in STEP_DIRS:
+        p = (d.x + dx, d.y + dy)
+        nd = distance(p, target)
+        if nd < best_d and p not in occupied and walkable(d, p):
+            best, best_d = DIRECTION_ACTIONS[name], nd
+        elif (
+            nd < distance(d.position, target)
+            and dig is None
+            and p not in occupied
+            and block_at(d, p) in RESOURCE_TOOL
+            and can_mine(d, block_at(d, p))
+            and not _coordination_tile(d, p)
+        ):
+            dig = p
+    if best is None and dig is not None:
+        return DO if facing(d, dig) else move(direction_to(d.position, dig))
+    return best
+
+
+def act_on(d: ObsData, target: Point, action: int = DO) -> int:
+    """Go next to ``target``, face it, then take ``action`` (Do by default; or a Build/Place/attack).
+
+    Never hits a living teammate: Do on a teammate is friendly fire, so it waits instead.
+    """
+    step = path_to(d, target, adjacent=True)
+    if step is not None:
+        return step
+    if action == DO and teammate_ahead(d):
+        return NOOP
+    return action
+
+
+def explore(d: ObsData, rng: random.Random | None = None, near: str | None = None) -> int:
+    """Head for the nearest unexplored tile (frontier exploration over the agent's memory).
+
+    ``near`` (a block name, e.g. ``"stone"``) favours unexplored tiles next to known tiles of
+    that block: ores hide in stone, so ``explore(d, near="stone")`` looks for coal and iron.
+    """
+    mem = d.memory
+    if mem is not None:
+        import numpy as np
+
+        blocks = mem.blocks[mem.level]
+        unknown = blocks < 0
+        if unknown.any():
+            rows, cols = np.nonzero(unknown)
+            dist = np.abs(rows - d.y) + np.abs(cols - d.x)
+            # Prefer frontier tiles ahead of the agent, so it keeps a heading instead of dithering.
+            fx, fy = d.facing_xy[0] - d.x, d.facing_xy[1] - d.y
+            score = dist - 2 * ((cols - d.x) * fx + (rows - d.y) * fy > 0)
+            if near in BLOCK_NAMES:
+                pad = np.pad(blocks == BLOCK_NAMES.index(near), 1)
+                touch = pad[:-2, 1:-1] | pad[2:, 1:-1] | pad[1:-1, :-2] | pad[1:-1, 2:]
+                score = score - 12 * touch[rows, cols]
+            k = int(np.argmin(score))
+            step = path_to(d, (int(cols[k]), int(rows[k])), adjacent=False)
+            if step is not None:
+                return step
+    moves = [a for a in (1, 2, 3, 4) if a in d.legal_indices]
+    free = [
+        a
+        for a in moves
+        if walkable(d, (d.x + MOVES[a][0], d.y + MOVES[a][1]), unknown=True)
+        and (d.x + MOVES[a][0], d.y + MOVES[a][1]) not in _occupied(d)
+    ]
+    pool = free or moves or [NOOP]
+    return (rng or random).choice(pool)
+
+
+def flee(d: ObsData, threat: Point) -> int:
+    """Step away from ``threat`` onto a free walkable tile.
+
+    Prefers the tile farthest from every visible hostile creature, then one that keeps the
+    distance; when cornered it hits an adjacent attacker (Do) rather than standing still.
+    """
+    occupied = _occupied(d)
+    hostiles = [(m.x, m.y) for m in d.mobs if m.hostile] or [threat]
+    here = min(distance(d.position, h) for h in hostiles)
+    best, best_score = None, None
+    for name, dx, dy in STEP_DIRS:
+        p = (d.x + dx, d.y + dy)
+        if p in occupied or not walkable(d, p, unknown=False):
+            continue
+        score = min(distance(p, h) for h in hostiles)
+        if score >= here and (best_score is None or score > best_score):
+            best, best_score = DIRECTION_ACTIONS[name], score
+    if best is not None:
+        return best
+    for m in d.mobs:
+        if m.hostile and m.dist == 1:
+            return DO if facing(d, (m.x, m.y)) else move(direction_to(d.position, (m.x, m.y)))
+    return NOOP
+
+
+def face_free_tile(d: ObsData, anchor: Point | None = None) -> int | None:
+    """Get to face an empty ground tile while staying next to ``anchor`` (e.g. a table); None if already.
+
+    Placing puts the block on the faced tile, but turning toward walkable ground moves the agent
+    onto it; so this steps to a neighbouring tile from which the tile ahead is free ground.
+    """
+    if facing_free_ground(d) and (anchor is None or near(d, anchor) or distance(d.position, anchor) <= 1):
+        return None
+    occupied = _occupied(d)
+    for name, dx, dy in STEP_DIRS:
+        p = (d.x + dx, d.y + dy)
+        ahead = (d.x + 2 * dx, d.y + 2 * dy)
+        if p in occupied or not walkable(d, p, unknown=False):
+            continue
+        if anchor is not None and max(abs(p[0] - anchor[0]), abs(p[1] - anchor[1])) > 1:
+            continue
+        if ahead not in occupied and block_at(d, ahead) in GROUND:
+            return DIRECTION_ACTIONS[name]
+    for name, dx, dy in STEP_DIRS:  # no good tile next to the anchor: just move somewhere free
+        p = (d.x + dx, d.y + dy)
+        if p not in occupied and walkable(d, p, unknown=False):
+            return DIRECTION_ACTIONS[name]
+    return None
