@@ -1,8 +1,12 @@
 """Prompt templates: one text file per module in the game family's ``prompts/`` folder.
 
 Templates are the paper's prompts (Appendix F) with ``<<<placeholder>>>`` slots. Loading checks
-every slot against :data:`PLACEHOLDERS` (what the input assembly knows how to fill), so a typo in
-a template fails when the planner is built, not half-way through an episode.
+every slot against :data:`PLACEHOLDERS` (what the input assembly knows how to fill) and
+:data:`STATIC_PLACEHOLDERS`, so a typo in a template fails when the planner is built, not half-way
+through an episode. Static slots are filled once, at load time, from code: ``<<<skill_api>>>`` from
+the family's skill API module (its exported names, signatures, first docstring lines) and
+``<<<sandbox_rules>>>`` from the sandbox's allowed builtins, modules and budget, so a prompt cannot
+contradict what a skill actually gets.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from compass.core.family import get_family
+from compass.sandbox.reference import api_reference, sandbox_rules
 
 #: The modules whose templates every family must provide.
 REQUIRED = ("perception", "reflection", "task_reasoning", "skill_synthesis", "actor")
@@ -45,6 +50,9 @@ PLACEHOLDERS = frozenset(
     }
 )
 
+#: Slots filled once per family when the templates load (rendered from code, the same every call).
+STATIC_PLACEHOLDERS = frozenset({"skill_api", "sandbox_rules"})
+
 _SLOT = re.compile(r"<<<([A-Za-z0-9_]+)>>>")
 
 
@@ -72,13 +80,27 @@ class Template:
 def parse_template(family: str, module: str, text: str) -> Template:
     """A :class:`Template` from raw text; unknown placeholders raise :class:`TemplateError`."""
     names = tuple(dict.fromkeys(_SLOT.findall(text)))
-    unknown = sorted(set(names) - PLACEHOLDERS)
+    unknown = sorted(set(names) - PLACEHOLDERS - STATIC_PLACEHOLDERS)
     if unknown:
         raise TemplateError(
             f"prompts/{family}/{module}.txt uses unknown placeholder(s) "
-            f"{', '.join('<<<' + u + '>>>' for u in unknown)}; known: {', '.join(sorted(PLACEHOLDERS))}"
+            f"{', '.join('<<<' + u + '>>>' for u in unknown)}; known: "
+            f"{', '.join(sorted(PLACEHOLDERS | STATIC_PLACEHOLDERS))}"
         )
-    return Template(family, module, text, names)
+    return Template(family, module, text, tuple(n for n in names if n not in STATIC_PLACEHOLDERS))
+
+
+def static_values(family: str) -> dict[str, str]:
+    """The :data:`STATIC_PLACEHOLDERS` of ``family``, rendered from its API module and the sandbox."""
+    return {
+        "skill_api": api_reference(get_family(family).api_module()),
+        "sandbox_rules": sandbox_rules(),
+    }
+
+
+def fill_static(text: str, values: dict[str, str]) -> str:
+    """``text`` with the static slots replaced (other slots untouched, values not re-scanned)."""
+    return _SLOT.sub(lambda m: values[m.group(1)] if m.group(1) in STATIC_PLACEHOLDERS else m.group(0), text)
 
 
 @cache
@@ -91,6 +113,7 @@ def load_templates(family: str) -> dict[str, Template]:
     if not folder.is_dir():
         raise TemplateError(f"no prompt templates for family {family!r} (expected {folder})")
     out: dict[str, Template] = {}
+    static: dict[str, str] | None = None
     for module in REQUIRED + OPTIONAL:
         entry = folder / f"{module}.txt"
         if not entry.is_file():
@@ -100,5 +123,9 @@ def load_templates(family: str) -> dict[str, Template]:
                     f"{', '.join(m + '.txt' for m in REQUIRED)})"
                 )
             continue
-        out[module] = parse_template(family, module, entry.read_text(encoding="utf-8"))
+        template = parse_template(family, module, entry.read_text(encoding="utf-8"))
+        if STATIC_PLACEHOLDERS & set(_SLOT.findall(template.text)):
+            static = static or static_values(family)
+            template = Template(family, module, fill_static(template.text, static), template.placeholders)
+        out[module] = template
     return out

@@ -426,6 +426,11 @@ def make_modules(rng: _random.Random) -> dict[str, object]:
 
 
 ALLOWED_MODULES = ("math", "random", "collections", "itertools", "heapq", "functools")
+#: Modules bound as globals of every skill (the paper's skills call random.choice unimported).
+PREIMPORTED = ("math", "random")
+#: Per-call budget of a skill unless an executor is given others.
+DEFAULT_MAX_TICKS = 200_000
+DEFAULT_MAX_SECONDS = 0.5
 
 # Exceptions a skill must not be able to raise: they pass ``except Exception`` in host code.
 _HOST_EXCEPTIONS = frozenset({"BaseException", "SystemExit", "KeyboardInterrupt", "GeneratorExit"})
@@ -483,6 +488,23 @@ def make_builtins(modules: dict[str, object], budget: Budget) -> dict[str, objec
     b["bytes"] = guarded_bytes
     b["__import__"] = guarded_import
     return b
+
+
+def allowed_builtins() -> tuple[str, ...]:
+    """Names of the builtins a skill can call (functions and types; exception classes left out), sorted.
+
+    The prompts' sandbox rules are rendered from this, so they cannot contradict the sandbox.
+    """
+    granted = make_builtins({}, Budget(DEFAULT_MAX_TICKS, DEFAULT_MAX_SECONDS))
+    return tuple(
+        sorted(
+            n
+            for n, v in granted.items()
+            if not n.startswith("_")
+            and n not in ("True", "False", "None", "Ellipsis")
+            and not (isinstance(v, type) and issubclass(v, BaseException))
+        )
+    )
 
 
 def _call_until(fn, sentinel, budget: Budget):

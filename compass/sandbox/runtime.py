@@ -25,6 +25,9 @@ import numpy as np
 
 from compass.core.types import AgentView
 from compass.sandbox.guards import (
+    DEFAULT_MAX_SECONDS,
+    DEFAULT_MAX_TICKS,
+    PREIMPORTED,
     Budget,
     BudgetExceeded,
     Sealer,
@@ -162,8 +165,8 @@ class SkillExecutor:
         self,
         api: str | ModuleType,
         seed: int = 0,
-        max_ticks: int = 200_000,
-        max_seconds: float = 0.5,
+        max_ticks: int = DEFAULT_MAX_TICKS,
+        max_seconds: float = DEFAULT_MAX_SECONDS,
         memory_note: str = "out of memory",
     ) -> None:
         self.api = load_api(api)
@@ -180,8 +183,7 @@ class SkillExecutor:
         self._base = {
             "__builtins__": make_builtins(modules, self.budget),
             **make_guards(self.budget),
-            "math": modules["math"],
-            "random": modules["random"],
+            **{name: modules[name] for name in PREIMPORTED},
         }
         self._namespaces: dict[tuple[str, int], dict] = {}
 

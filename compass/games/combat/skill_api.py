@@ -17,14 +17,16 @@ from compass.games.combat.text import (
     DIRECTIONS,
     NOOP,
     STOP,
+    AllyUnit,
+    EnemyUnit,
     ObsData,
     obs_data_from_view,
     parse_combat_text,
 )
 
 FAMILY = "combat"
-#: What ``parse_obs`` returns (the prompts list its fields).
-OBSERVATION = ObsData
+#: What ``parse_obs`` returns, then the records it holds (the prompts list their fields).
+OBSERVATION_TYPES = (ObsData, EnemyUnit, AllyUnit)
 #: Every name a combat skill sees; :func:`make_api` builds exactly these, the prompts list them.
 EXPORTS: tuple[str, ...] = (
     "parse_obs",

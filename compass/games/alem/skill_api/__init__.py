@@ -35,7 +35,7 @@ from compass.games.alem.names import (
     action_name,
     give_action,
 )
-from compass.games.alem.obs import ObsData, parse_alem_text
+from compass.games.alem.obs import CoordSite, Handover, Mob, ObsData, Seen, Teammate, parse_alem_text
 from compass.games.alem.skill_api.actions import (
     ASCEND,
     action,
@@ -90,8 +90,8 @@ from compass.games.alem.skill_api.knowledge import (
 from compass.games.alem.skill_api.paths import act_on, explore, face_free_tile, flee, greedy_step, path_to
 from compass.games.alem.skill_api.tactics import dig_out, dig_spot, enclosed, shelter_step, sleep_spot
 
-#: What ``parse_obs`` returns (the prompts list its fields).
-OBSERVATION = ObsData
+#: What ``parse_obs`` returns, then the records it holds (the prompts list their fields).
+OBSERVATION_TYPES = (ObsData, Seen, Mob, Teammate, CoordSite, Handover)
 
 #: Every name an ALEM skill sees, in the order the prompts list them.
 EXPORTS: tuple[str, ...] = (
@@ -249,7 +249,7 @@ __all__ = [
     "GIVE",
     "GROUND",
     "NOOP",
-    "OBSERVATION",
+    "OBSERVATION_TYPES",
     "Point",
     "RESOURCE_BLOCK",
     "RESOURCE_BLOCKS",
