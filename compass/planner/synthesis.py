@@ -1,9 +1,15 @@
 """Turning VLM code into library skills: merge into a parent skill, name, validate.
 
-The library's skills define nested ``score_target(unit)`` / ``control_logic()`` helpers (the
-paper's Listing 1). Skill Synthesis asks for one improved helper; :func:`merge_nested` puts it in
-place of the parent's (by ``ast`` positions, so the parent's comments and layout survive) and the
-result is renamed ``<parent>_<slug of the sub-task>``. A whole ``def skill(obs)`` is accepted too.
+How synthesis works is the game family's choice (``GameFamily.synthesis``):
+
+* ``refine`` (combat): the library's skills define nested ``score_target(unit)`` /
+  ``control_logic()`` helpers (the paper's Listing 1). Skill Synthesis asks for one improved
+  helper; :func:`merge_nested` puts it in place of the parent's (by ``ast`` positions, so the
+  parent's comments and layout survive) and the result is renamed ``<parent>_<slug of the
+  sub-task>`` (:func:`build_candidate`). A whole ``def skill(obs)`` is accepted too.
+* ``whole`` (ALEM): the model writes a complete ``def name(obs)``; :func:`whole_candidate` keeps
+  its name (when it is a usable one) and docstring.
+
 Nothing reaches the library before :func:`try_skill` compiled it in the sandbox and ran it on the
 current observation.
 """
@@ -185,6 +191,29 @@ def build_candidate(code: str, parent: Skill, name: str, subtask: str) -> Candid
     if summary and replaced != "skill":
         doc += f" {summary}"
     return Candidate(name, set_docstring(merged, name, doc), replaced)
+
+
+_PLACEHOLDER_NAMES = frozenset({"skill_name", "function_name", "name", "skill", "new_skill"})
+
+
+def whole_candidate(code: str, subtask: str) -> Candidate:
+    """A complete skill function written by the model (``whole`` synthesis). Raises MergeError.
+
+    The model's function name is kept when it is a usable lower_snake_case name (not a template
+    placeholder such as ``skill_name``), else the sub-task's slug is used; its docstring (what
+    retrieval embeds) is kept, else the sub-task becomes the docstring.
+    """
+    source = textwrap.dedent(code).strip("\n") + "\n"
+    fn = main_function(source)
+    if fn.name in NESTED:
+        raise MergeError(f"expected a complete skill function def name(obs), got the helper {fn.name}()")
+    name = fn.name.lower()
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", name) or name in _PLACEHOLDER_NAMES or len(name) > MAX_NAME:
+        name = slug(subtask)
+    merged = whole_skill(source, name)
+    if ast.get_docstring(_outer(ast.parse(merged), name)) is None:
+        merged = set_docstring(merged, name, subtask.strip().rstrip(".") + ".")
+    return Candidate(name, merged, "skill")
 
 
 def try_skill(

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from compass.config import RunConfig
+from compass.core.family import get_family
 from compass.core.types import AgentView
 from compass.planner.base import Decision, DecisionContext
 from compass.planner.memory import AgentMemory, CommitOrder, FrameRecord
@@ -52,6 +53,7 @@ from compass.planner.synthesis import (
     merge_nested,
     nested_functions,
     try_skill,
+    whole_candidate,
     whole_skill,
 )
 from compass.planner.usage import PlannerUsage
@@ -130,6 +132,7 @@ class VLMPlanner:
         self.isolation = isolation  # candidates are tried through the run's executor kind
         self.client = client
         self.family = library.family
+        self.synthesis = get_family(self.family).synthesis  # refine nested helpers | write whole skills
         self.reflection = reflection
         self.images = images
         self.max_repairs = max_repairs
@@ -359,14 +362,19 @@ class VLMPlanner:
         if earlier >= self.settings.max_syntheses_per_episode:
             t.rec.add("skill_synthesis", kind="skipped", reason="synthesis budget of this episode used up")
             return False
-        if not any(e.team == "enemy" for e in t.ctx.view.entities):
-            t.rec.add("skill_synthesis", kind="skipped", reason="no enemy known")  # the prompt's own rule
+        # Refining targeting needs a target (the refine prompt's own rule); whole skills need none.
+        if self.synthesis == "refine" and not any(e.team == "enemy" for e in t.ctx.view.entities):
+            t.rec.add("skill_synthesis", kind="skipped", reason="no enemy known")
             return False
         return "skill_synthesis" in self.templates
 
     def _parent(self, t: _Turn, hits: list[Retrieved]) -> Skill | None:
-        """The skill whose structure a new helper goes into: current, else retrieved, else any."""
+        """``refine``: the skill whose structure a new helper goes into (current, else retrieved,
+        else any with helpers). ``whole``: the skill shown as the example to improve on (current,
+        else the best retrieval, else None)."""
         pool = ([t.current] if t.current else []) + [h.skill for h in hits]
+        if self.synthesis == "whole":
+            return next((s for s in pool if not self._hidden(t, s.name)), None)
         pool += [self.library.skills[n] for n in self.library.names()]
         for skill in pool:
             if not self._hidden(t, skill.name) and self._has_helpers(skill):
@@ -383,7 +391,7 @@ class VLMPlanner:
     ) -> str | None:
         ctx, rec = t.ctx, t.rec
         parent = self._parent(t, hits)
-        if parent is None:
+        if parent is None and self.synthesis == "refine":
             rec.add(
                 "skill_synthesis", kind="skipped", reason="no skill with score_target/control_logic to refine"
             )
@@ -392,22 +400,27 @@ class VLMPlanner:
         self._syntheses.setdefault(ctx.episode, []).append(ctx.step)
         v = {
             **values,
-            "previous_action": f"{parent.name}(obs='current')",
-            "action_code": parent.code,
+            "previous_action": f"{parent.name}(obs='current')" if parent else NONE,
+            "action_code": parent.code if parent else NONE,
             "skill_library": skill_listing([h.skill for h in hits]),
             "image_introduction": self._text_intro(t),
         }
         result = await self.modules.run("skill_synthesis", v, parse_synthesis, rec, ctx.episode)
         if not isinstance(result, SkillCode) or result.code is None:
             return None
-        name = generated_name(parent.name, subtask)
         try:
-            candidate = build_candidate(result.code, parent, name, subtask)
+            if self.synthesis == "whole":
+                candidate = whole_candidate(result.code, subtask)
+            else:
+                assert parent is not None
+                candidate = build_candidate(
+                    result.code, parent, generated_name(parent.name, subtask), subtask
+                )
         except MergeError as exc:
             rec.add("skill_synthesis", kind="rejected", reason=str(exc))
             self.usage.event(ctx.episode, "synthesis_rejected")
             return None
-        code = candidate.code
+        code, name = candidate.code, candidate.name
         error = try_skill(code, name, self.family, ctx.view, t.seed, self.isolation)
         if error is not None:
             rec.add("skill_synthesis", kind="test_failed", skill=name, error=_error_text(error))
@@ -417,7 +430,7 @@ class VLMPlanner:
                 return None
         meta = {
             "provenance": "generated",
-            "parent": parent.name,
+            "parent": parent.name if parent else "-",
             "model": self.client.label,
             "subtask": first_line(subtask, 200),
             "replaced": candidate.replaced,
@@ -426,7 +439,11 @@ class VLMPlanner:
         if stored is not None:
             self.usage.event(ctx.episode, "synthesized")
             rec.add(
-                "skill_synthesis", kind="added", skill=stored, parent=parent.name, replaced=candidate.replaced
+                "skill_synthesis",
+                kind="added",
+                skill=stored,
+                parent=meta["parent"],
+                replaced=candidate.replaced,
             )
         return stored
 

@@ -8,8 +8,9 @@ same answers whatever order their calls arrive in, and a re-run (or a replay) gi
 * task reasoning: agent ``synth_agent`` asks for an exotic sub-task (no library skill fits) until its
   skill is a generated one; everyone else asks for focus fire;
 * skill synthesis: a ``score_target(unit)`` that works now but raises two steps later
-  (so the runner reports a skill error and the planner must repair it);
-* skill repair: the same ``score_target`` without the fault;
+  (so the runner reports a skill error and the planner must repair it); when the prompt asks for a
+  complete skill function (``whole`` synthesis, ALEM), a complete ALEM skill with the same fault;
+* skill repair: the same code without the fault;
 * actor: the first listed skill (or an unknown name when ``bad_actor``).
 """
 
@@ -36,6 +37,22 @@ FAULTY_SCORE = """def score_target(unit):
         return -1.0
     return (2.0 - unit.health) * max(0.4, 1.3 - unit.distance) * 1.25 ** focus.get(unit.id, 0)
 """
+
+
+WHOLE_SKILL_NAME = "zigzag_gather_wood"
+
+FAULTY_WHOLE = '''def zigzag_gather_wood(obs: str) -> int:
+    """Gather wood in a zigzag: chop the nearest known tree, explore toward stone when none is known."""
+    d = parse_obs(obs)
+    if not d.alive or d.sleeping:
+        return noop()
+    if d.step >= {fail_at}:
+        raise ValueError("zigzag table not initialised")
+    tree = nearest(d, "tree")
+    if tree is None:
+        return explore(d, near="stone")
+    return act_on(d, tree)
+'''
 
 
 def detect_module(prompt: str) -> str:
@@ -74,7 +91,7 @@ class ScriptedVLM:
         return getattr(self, module)(prompt)
 
     def unit_id(self, prompt: str) -> int:
-        m = re.search(r"unit with ID (\d+)", prompt)
+        m = re.search(r"(?:unit|agent) with ID (\d+)", prompt)
         return int(m.group(1)) if m else -1
 
     def perception(self, prompt: str) -> str:
@@ -135,10 +152,14 @@ class ScriptedVLM:
     def skill_synthesis(self, prompt: str) -> str:
         m = re.search(r"Description \(step (\d+)\)", prompt)
         step = int(m.group(1)) if m else 0
-        code = FAULTY_SCORE.format(fail_at=step + self.fail_after)
+        whole = "def [skill_name](obs" in prompt  # the family wants complete skill functions
+        code = (FAULTY_WHOLE if whole else FAULTY_SCORE).format(fail_at=step + self.fail_after)
         return f"##Skill_generation##:\n```python\n{code}```"
 
     def skill_repair(self, prompt: str) -> str:
+        if WHOLE_SKILL_NAME in prompt:
+            fixed = re.sub(r"    if d.step >= [^\n]+\n        raise ValueError\([^)]*\)\n", "", FAULTY_WHOLE)
+            return f"Here is the fix.\n##Fixed_code##:\n```python\n{fixed}```"
         return f"Here is the fix.\n##Fixed_code##:\n```python\n{GOOD_SCORE}```"
 
     def actor(self, prompt: str) -> str:
