@@ -1,12 +1,12 @@
-"""Record combat observations for ``compass skills check`` (``compass/games/combat/observations.jsonl``).
+"""Record observations for ``compass skills check`` (the family's ``observations.jsonl``).
 
-Run: ``python benchmarks/record_observations.py [--per-config 22] [--seed 0] [--out PATH]``
+Run: ``python benchmarks/record_observations.py [--family combat|alem] [--per-config N] [--seed 0] [--out PATH]``
 
-Plays one SMAX episode per configuration (protoss/terran/zerg, 5v5 and 5v6, and 5v5 under
-extended partial observability with multi-hop communication) with the shipped library's default
-skill, and keeps evenly spaced agent views as the text each agent's skill received: relayed
-entities included, dead units included (late in an episode some agents are dead). The result is
-deterministic for a seed.
+combat: plays one SMAX episode per configuration (protoss/terran/zerg, 5v5 and 5v6, and 5v5 under
+extended partial observability) with the shipped library's default skill. alem: plays overworld
+episodes (one per seed) with the generalist ``alem_role_policy``. Both communicate multi-hop and
+keep evenly spaced agent views as the text each agent's skill received: relayed entities
+included, dead units included when there are any. The result is deterministic for a seed.
 """
 
 from __future__ import annotations
@@ -18,31 +18,37 @@ from pathlib import Path
 import numpy as np
 
 from compass.comm import CommProtocol
-from compass.core.types import AgentView
-from compass.games.combat.smax import SmaxEnv
+from compass.core.family import get_family, make_env
+from compass.core.types import AgentView, MultiAgentEnv
 from compass.sandbox import SkillExecutor
 from compass.skills.check import observations_path
 from compass.skills.library import SkillLibrary
 
-CONFIGS = [
-    (f"{race}_{size}", epo)
-    for race in ("protoss", "terran", "zerg")
-    for size, epo in (("5_vs_5", False), ("5_vs_6", False), ("5_vs_5", True))
-]
+#: Per family: (env spec, epo) configurations, the skill that plays, episode length cap, views kept each.
+CONFIGS: dict[str, list[tuple[str, bool]]] = {
+    "combat": [
+        (f"smax:{race}_{size}", epo)
+        for race in ("protoss", "terran", "zerg")
+        for size, epo in (("5_vs_5", False), ("5_vs_6", False), ("5_vs_5", True))
+    ],
+    "alem": [("alem:overworld", False)] * 4,
+}
+PLAYER = {"combat": "race_adaptive_combat", "alem": "alem_role_policy"}
+MAX_STEPS = {"combat": None, "alem": 400}
+PER_CONFIG = {"combat": 22, "alem": 15}
 
 
 def play_and_collect(
-    scenario: str, epo: bool, seed: int, skill_name: str = "race_adaptive_combat"
+    env: MultiAgentEnv, family: str, seed: int, skill_name: str, max_steps: int
 ) -> list[AgentView]:
     """Every agent's perceived view (own sight plus relayed reports) at every step of one episode."""
-    lib = SkillLibrary(None, "combat")
+    lib = SkillLibrary(None, family)
     skill = lib.compiled[skill_name]
-    env = SmaxEnv(scenario, epo=epo)
     comm = CommProtocol("multihop", seed=seed)
-    executor = SkillExecutor("compass.games.combat.skill_api", seed=seed)
+    executor = SkillExecutor(get_family(family).skill_api, seed=seed)
     views = env.reset(seed)
     seen: list[AgentView] = []
-    for t in range(env.max_steps):
+    for t in range(max_steps):
         comm.exchange(t, views)
         perceived = []
         for v in views:
@@ -72,18 +78,24 @@ def select(views: list[AgentView], n: int, dead: int = 2) -> list[AgentView]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--per-config", type=int, default=22, help="observations kept per configuration")
+    ap.add_argument("--family", choices=sorted(CONFIGS), default="combat")
+    ap.add_argument("--per-config", type=int, default=None, help="observations kept per configuration")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", type=Path, default=observations_path("combat"))
+    ap.add_argument("--out", type=Path, default=None, help="default: the family's observations.jsonl")
     args = ap.parse_args()
+    family = args.family
+    per_config = args.per_config or PER_CONFIG[family]
+    out = args.out or observations_path(family)
     records = []
-    for k, (scenario, epo) in enumerate(CONFIGS):
+    for k, (scenario, epo) in enumerate(CONFIGS[family]):
         seed = args.seed + k
-        chosen = select(play_and_collect(scenario, epo, seed), args.per_config)
+        env = make_env(scenario, epo=epo, max_steps=MAX_STEPS[family])
+        steps = MAX_STEPS[family] or env.max_steps
+        chosen = select(play_and_collect(env, family, seed, PLAYER[family], steps), per_config)
         for v in chosen:
             records.append(
                 {
-                    "scenario": f"smax:{scenario}",
+                    "scenario": scenario,
                     "epo": epo,
                     "comm": "multihop",
                     "seed": seed,
@@ -99,11 +111,13 @@ def main() -> None:
         print(
             f"{scenario:<16} epo={epo!s:<5} seed={seed}: {len(chosen)} views ({dead} dead, {relayed} with relayed)"
         )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with open(args.out, "w", encoding="utf-8") as f:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")  # atomic: a failed run leaves the old file
+    with open(tmp, "w", encoding="utf-8") as f:
         for r in records:
             f.write(json.dumps(r, sort_keys=True) + "\n")
-    print(f"wrote {len(records)} observations to {args.out}")
+    tmp.replace(out)
+    print(f"wrote {len(records)} observations ({out.stat().st_size / 1e6:.2f} MB) to {out}")
 
 
 if __name__ == "__main__":

@@ -221,6 +221,11 @@ def skills_check(library: LibraryOpt = None, family: FamilyOpt = "combat") -> No
     if bad:
         err.print(f"[red]{len(bad)} skill file(s) with problems[/]")
         raise typer.Exit(1)
+    if report and all(r.runs == 0 for r in report):
+        console.print(
+            f"[yellow]all {len(report)} skills compiled; no recorded observations to run them on[/]"
+        )
+        return
     console.print(f"[green]all {len(report)} skills compiled and ran cleanly[/]")
 
 

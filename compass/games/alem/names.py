@@ -11,6 +11,25 @@ N_AGENTS = 3
 N_ACTIONS = 56  # 54 game actions + one Give slot per other teammate (no discrete comm channels)
 MAP_SIZE = 48
 VIEW_ROWS, VIEW_COLS = 9, 11  # the egocentric window (rows x cols), agent at the centre
+#: Every inventory key of ``ObsData.inventory`` (counted items, then tool tiers and gear).
+INVENTORY_KEYS = (
+    "wood",
+    "stone",
+    "coal",
+    "iron",
+    "diamond",
+    "ruby",
+    "sapphire",
+    "sapling",
+    "arrows",
+    "torches",
+    "books",
+    "pickaxe",
+    "sword",
+    "bow",
+    "armour",
+    "potions",
+)
 SIGHT_RANGE = 5.0  # half the view width; Entity.rel_x/rel_y are divided by it
 REQUEST_DURATION = 10
 MONSTERS_TO_CLEAR_LEVEL = 8

@@ -20,6 +20,7 @@ from compass.games.alem.names import (
     ACTION_LABELS,
     BLOCK_ID,
     BLOCK_NAMES,
+    INVENTORY_KEYS,
     ITEM_NAMES,
     LEVEL_NAMES,
     MAP_SIZE,
@@ -475,7 +476,8 @@ def parse_alem_text(text: str, agent_id: int | None = None) -> ObsData:
 
     status = {k: float(v) for k, v in _kv(sections.get("Your status:", [])).items() if _num(v)}
     attributes = {k: int(float(v)) for k, v in _kv(sections.get("Attributes:", [])).items() if _num(v)}
-    inventory: dict[str, int] = {}
+    # The text lists only what the agent has; the state path has every key (zeros included).
+    inventory: dict[str, int] = dict.fromkeys(INVENTORY_KEYS, 0)
     for k, v in _kv(sections.get("Your inventory:", [])).items():
         if k in ("pickaxe", "sword"):
             inventory[k] = _TIERS.get(v, 0)
