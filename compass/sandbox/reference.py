@@ -77,7 +77,7 @@ def _constant(name: str, value: object) -> str:
 
 
 def type_fields(cls: type) -> list[str]:
-    """Public data fields (``name: type`` where declared), properties and methods of ``cls``."""
+    """Public data fields (``name: type`` where declared), properties and ``.methods()`` of ``cls``."""
     out: list[str] = []
     if dataclasses.is_dataclass(cls):
         out += [
@@ -99,7 +99,7 @@ def type_fields(cls: type) -> list[str]:
             out.append(k)
         elif inspect.isfunction(v):
             sig = signature(k, v).replace("(self, ", "(").replace("(self)", "()")
-            out.append(sig)
+            out.append("." + sig)  # a method: called on the object
     return out
 
 
