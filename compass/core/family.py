@@ -86,6 +86,14 @@ class GameFamily:
     #: scenario names per env kind, for help texts and errors
     scenarios: dict[str, tuple[str, ...]] = field(default_factory=dict)
     make_scorer: Callable[[MultiAgentEnv], Scorer] | None = None
+    #: what the whole-map minimap image shows; the image prompt's legend for it
+    minimap_legend: str = (
+        "minimap of the whole map with the units you know of (white = you, blue = allies, "
+        "red = enemies, orange = relayed); north is up"
+    )
+    #: which way the map's ``y`` grows on screen: ``north`` (world coordinates: SMAX, SMACv2) or
+    #: ``south`` (grid rows: ALEM), so the minimap is drawn the way the text describes the map
+    y_axis: Literal["north", "south"] = "north"
 
     @property
     def prompts_dir(self) -> Path:

@@ -70,10 +70,7 @@ def build_observation(view: AgentView, minimap: str = "", images: bool = True) -
         mini = mini if mini is not None else render_minimap(view)
         if mini is not None:
             pngs.append(to_png(mini))
-            names.append(
-                "minimap of the whole map with the units you know of (white = you, blue = allies, "
-                "red = enemies, orange = relayed)"
-            )
+            names.append(get_family(view.family).minimap_legend)
     return ObservationBlock(
         view.step, view.text, minimap, tuple(pngs), tuple(names), caption(view), relayed_in_text
     )
@@ -88,7 +85,10 @@ def _safe_frame(view: AgentView) -> np.ndarray | None:
 
 
 def render_minimap(view: AgentView, size: int = MINIMAP_SIZE) -> np.ndarray | None:
-    """A small whole-map picture of what this agent knows (its own unit, seen and relayed units)."""
+    """A small whole-map picture of what this agent knows (its own unit, seen and relayed units).
+
+    North is up: the family's ``y_axis`` says whether its map ``y`` grows north or south.
+    """
     own = view.own
     if not own.map_width or not own.map_height:
         return None
@@ -98,9 +98,11 @@ def render_minimap(view: AgentView, size: int = MINIMAP_SIZE) -> np.ndarray | No
     draw = ImageDraw.Draw(img)
     draw.rectangle([0, 0, size - 1, size - 1], outline=(160, 160, 60))
     sx, sy = size / own.map_width, size / own.map_height
+    # Image rows grow down: flip a map whose y grows north; grid rows (y grows south) map directly.
+    south = get_family(view.family).y_axis == "south"
 
     def dot(x: float, y: float, color: tuple[int, int, int], r: float = 2.5) -> None:
-        cx, cy = x * sx, size - y * sy  # map y grows north, image y grows down
+        cx, cy = x * sx, (y * sy if south else size - y * sy)
         draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=color)
 
     for e in view.entities:

@@ -14,6 +14,12 @@ FRAME_LEGEND = (
 )
 
 
+MINIMAP_LEGEND = (
+    "minimap of the level with what you know of (white = you, blue = teammates, red = creatures, "
+    "orange = creatures reported by teammates); north is up, as in the text (y grows south)"
+)
+
+
 def _alem(scenario: str, options: EnvOptions) -> MultiAgentEnv:
     from compass.games.alem.env import make_alem
 
@@ -43,4 +49,6 @@ FAMILY = GameFamily(
     view_from_text=_view_from_text,
     scenarios={"alem": tuple(SCENARIOS)},
     make_scorer=_scorer,
+    minimap_legend=MINIMAP_LEGEND,
+    y_axis="south",
 )
