@@ -56,7 +56,7 @@ def test_view_from_text_rebuilds_what_the_record_says(records):
         ]
         assert view.text == r["text"]
         assert view.with_entities(view.entities).text == r["text"]  # relayed block rebuilt identically
-        d = view.extra["obs"]
+        d = view.obs
         assert set(d.inventory) >= {"wood", "stone", "pickaxe", "sword"}  # every key, as the state path
         assert list(view.avail_actions) == d.legal_indices
 

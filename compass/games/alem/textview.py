@@ -4,8 +4,8 @@ The text is what the adapter wrote for one agent at one step (``AgentView.text``
 "Reported by teammates:" block that relaying appends. :func:`view_from_text` parses it back into
 the structured observation (:func:`~compass.games.alem.obs.parse_alem_text`) and builds the view
 the adapter would have built from it: same agent, step, legal actions, own unit, teammates and
-creatures (relayed creatures as not-visible entities), with the structured observation where
-skills read it. What the text does not carry stays out: the agent's map memory (skills fall back
+creatures (relayed creatures as not-visible entities), and the structured observation as the
+view's typed ``obs`` (where skills read it). What the text does not carry stays out: the agent's map memory (skills fall back
 to what is in view), blocks beyond the nearest of each kind, creature health.
 """
 
@@ -86,6 +86,7 @@ def view_from_text(text: str, agent_id: int | None = None) -> AgentView:
         entities=tuple(ents),
         avail_actions=tuple(obs.legal_indices),
         text=text,
+        obs=obs,
         extra=_extra(obs),
         text_fn=lambda v: _relayed_text(base, v),
     )
