@@ -9,12 +9,12 @@ import pytest
 
 from compass.core.types import AgentView
 from compass.sandbox import SkillExecutor, compile_skill
-from compass.sandbox.guards import ALLOWED_MODULES, allowed_builtins, make_builtins, make_modules
-from compass.sandbox.reference import api_reference, sandbox_rules, signature, type_fields
+from compass.sandbox.guards import ALLOWED_MODULES, Budget, allowed_builtins, make_builtins, make_modules
+from compass.sandbox.reference import api_reference, module_members, sandbox_rules, signature, type_fields
 
 
 def test_sandbox_rules_list_exactly_the_builtins_skills_get():
-    granted = make_builtins(make_modules(random.Random(0)))
+    granted = make_builtins(make_modules(random.Random(0)), Budget(1000, 1.0))
     names = allowed_builtins()
     assert set(names) <= set(granted) and "open" not in names and "eval" not in names
     assert {"sorted", "zip", "tuple", "getattr", "range"} <= set(names)
@@ -22,6 +22,12 @@ def test_sandbox_rules_list_exactly_the_builtins_skills_get():
     line = next(x for x in rules.splitlines() if x.startswith("- Builtins: "))
     assert line.startswith("- Builtins: " + ", ".join(names) + ",")
     assert all(m in rules for m in ALLOWED_MODULES) and "200000 loop iterations" in rules
+    members = module_members()
+    modules = make_modules(random.Random(0))
+    for name, names in members.items():
+        assert all(hasattr(modules[name], n) for n in names)
+    assert "accumulate" in members["itertools"] and "count" not in members["itertools"]
+    assert "itertools: " + ", ".join(members["itertools"]) in rules
 
 
 def test_every_listed_builtin_works_in_a_skill(tmp_path):
