@@ -6,8 +6,9 @@ from code (``<<<skill_api>>>``: exported names, signatures, first doc lines and 
 (tokens as characters / 4, the vlm package's offline counter).
 
 Part 2 - ``compass skills check``: recorded observations rebuilt as views from their text
-(``GameFamily.view_from_text``), then every seed skill run on each in the sandbox; the ratio is
-the text-to-view parse against one sandboxed skill call, side by side in one run.
+(``GameFamily.view_from_text``), then every seed skill run on each through ``check_library``'s
+default executor (pooled isolated worker); the ratio is the text-to-view parse against one
+sandboxed skill call (batched), side by side in one run.
 
     python benchmarks/bench_families.py [--repeat 3] [--out runs/bench_families.json]
 """
