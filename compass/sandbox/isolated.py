@@ -31,7 +31,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from compass.core.types import AgentView
-from compass.sandbox.guards import SkillError
+from compass.sandbox.guards import DEFAULT_MAX_SECONDS, DEFAULT_MAX_TICKS, SkillError
 from compass.sandbox.runtime import CompiledSkill, SkillResult, load_api
 from compass.sandbox.worker import PROGRESS
 
@@ -89,8 +89,8 @@ class IsolatedExecutor:
         self,
         api: str,
         seed: int = 0,
-        max_ticks: int = 200_000,
-        max_seconds: float = 0.5,
+        max_ticks: int = DEFAULT_MAX_TICKS,
+        max_seconds: float = DEFAULT_MAX_SECONDS,
         memory_mb: int = 1024,
         workers: int = 1,
         hard_seconds: float | None = None,
