@@ -8,6 +8,7 @@ model behaviour. Every call appends one record to the decision's records.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -103,7 +104,7 @@ class ModuleCaller:
             )
             return NoAnswer(f"{module}: {type(exc).__name__}: {first_line(str(exc), 200)}")
         self.usage.call(episode, module, completion)
-        result = parse(completion.text)
+        result = await parse_reply(module, parse, completion.text)
         if isinstance(result, NoAnswer):
             self.usage.event(episode, "no_answer")
         rec.add(
@@ -119,6 +120,21 @@ class ModuleCaller:
             n_images=len(images),
         )
         return result
+
+
+#: Replies at least this long are parsed in a worker thread, so other agents' calls go on meanwhile.
+PARSE_OFF_LOOP_CHARS = 16_384
+
+
+async def parse_reply(module: str, parse: Callable[[str], Any], text: str) -> Any:
+    """``parse(text)``, off the event loop for long replies; a parser that raises gives a NoAnswer."""
+    try:
+        if len(text) >= PARSE_OFF_LOOP_CHARS:
+            return await asyncio.to_thread(parse, text)
+        return parse(text)
+    except Exception as exc:  # parsers are meant never to raise; if one does, this reply is unusable
+        log.warning("%s reply could not be parsed: %s: %s", module, type(exc).__name__, exc)
+        return NoAnswer(f"{module}: parser failed: {type(exc).__name__}: {first_line(str(exc), 200)}")
 
 
 # --- input assembly ---------------------------------------------------------------------------

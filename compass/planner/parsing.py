@@ -75,33 +75,84 @@ def as_fields(result: Any) -> dict[str, Any]:
 
 
 # --- sections --------------------------------------------------------------------------------
+#
+# Every scanner below is linear in the reply's length: plain string operations plus regexes that
+# are anchored at one position and have no nested or adjacent quantifiers (a line of spaces made
+# the former header regex backtrack for seconds). Replies longer than MAX_REPLY_CHARS are refused.
 
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+-]*)\s*$")
+#: Longest reply a module parser accepts (characters); the modules ask for at most ~6,000.
+MAX_REPLY_CHARS = 65_536
+
+_SPACE = " \t"
+_MARKUP = "#*_"
+
+
+def _fence(line: str) -> str | None:
+    """The language of a fence line (`````python``, ``~~~``), ``""`` if none; None if no fence."""
+    s = line.strip()
+    if s[:3] not in ("```", "~~~"):
+        return None
+    lang = s.lstrip(s[0]).strip()
+    if lang and not all(c.isalnum() or c in "_+-" for c in lang):
+        return None
+    return lang
 
 
 def _name_pattern(name: str) -> str:
     # game_situation matches "Game_situation", "game situation", "GAME-SITUATION", "GameSituation".
-    return r"[\s_-]*".join(re.escape(part) for part in name.split("_"))
+    return r"[ \t_-]*".join(re.escape(part) for part in name.split("_"))
 
 
-def _header_regex(names: tuple[str, ...]) -> re.Pattern[str]:
+def _names_regex(names: tuple[str, ...]) -> re.Pattern[str]:
     alternatives = "|".join(f"(?P<s{i}>{_name_pattern(n)})" for i, n in enumerate(names))
-    return re.compile(
-        r"^[ \t>]*(?:\d{1,2}[.)][ \t]*)?(?P<pre>(?:#{1,6}|\*{1,2}|_{2})?)[ \t]*(?:#{1,2})?[ \t]*(?:\*\*)?[ \t]*"
-        rf"(?:{alternatives})(?![A-Za-z0-9])"
-        r"[ \t]*(?P<post>(?:#{1,6})?[ \t]*(?:\*\*|__)?[ \t]*:?[ \t]*(?:\*\*|__)?[ \t]*(?:#{1,6})?)"
-        r"[ \t]*(?P<rest>.*)$",
-        re.IGNORECASE,
-    )
+    return re.compile(rf"(?:{alternatives})(?![A-Za-z0-9])", re.IGNORECASE)
+
+
+def _skip(line: str, i: int, chars: str) -> int:
+    n = len(line)
+    while i < n and line[i] in chars:
+        i += 1
+    return i
+
+
+def _header(line: str, regex: re.Pattern[str], names: tuple[str, ...]) -> tuple[str, str] | None:
+    """``(section, inline rest)`` when ``line`` is a marked header of one of ``names``.
+
+    A header: optional quote marks and numbering (``1.``), optional markup (``#``, ``**``, ``__``),
+    the name, then markup and/or a colon; at least one marker must be present.
+    """
+    i = _skip(line, 0, _SPACE + ">")
+    j = i
+    while j < len(line) and j - i < 2 and line[j] in "0123456789":
+        j += 1
+    if j > i and j < len(line) and line[j] in ".)":
+        i = _skip(line, j + 1, _SPACE)
+    start = i
+    i = _skip(line, i, _MARKUP + _SPACE)
+    pre = line[start:i].strip()
+    m = regex.match(line, i)
+    if m is None:
+        return None
+    start = i = m.end()
+    i = _skip(line, i, _MARKUP + _SPACE + ":")
+    post = line[start:i].strip()
+    if not pre and not post:
+        return None
+    name = next(names[k] for k in range(len(names)) if m.group(f"s{k}") is not None)
+    return name, line[i:]
 
 
 def _strip_outer_fence(text: str) -> str:
     """Remove a code fence that wraps the whole reply (``` or ```markdown ... ```), keeping inner fences."""
-    lines = text.strip().splitlines()
-    if len(lines) >= 2 and _FENCE.match(lines[0]) and _FENCE.match(lines[-1]):
-        lang = _FENCE.match(lines[0]).group(2).lower()  # type: ignore[union-attr]
-        inner = "\n".join(lines[1:-1])
-        if lang in ("", "markdown", "md", "text", "txt") and ("##" in inner or "**" in inner):
+    body = text.strip()
+    first_end, last_start = body.find("\n"), body.rfind("\n")
+    if first_end < 0:
+        return text
+    first, last = body[:first_end], body[last_start + 1 :]
+    lang = _fence(first)
+    if lang is not None and _fence(last) is not None:
+        inner = body[first_end + 1 : last_start] if last_start > first_end else ""
+        if lang.lower() in ("", "markdown", "md", "text", "txt") and ("##" in inner or "**" in inner):
             return inner
     return text
 
@@ -113,31 +164,47 @@ def parse_sections(text: str, names: tuple[str, ...]) -> dict[str, str]:
     by a colon; content runs to the next header. Content on the header line is kept. Headers inside
     code fences are ignored. A section given twice keeps its first non-empty content.
     """
-    regex = _header_regex(names)
-    lines = _strip_outer_fence(text or "").splitlines()
-    found: list[tuple[str, int, str]] = []  # (name, line index, inline rest)
+    regex = _names_regex(names)
+    text = _strip_outer_fence((text or "").replace("\r\n", "\n").replace("\r", "\n"))
+    # Only lines that hold a fence or a section name are looked at (found by C-speed scans), so
+    # a reply of 100,000 empty lines costs no Python work per line.
+    events: list[tuple[int, int, str | None, str]] = []  # (line start, line end, section|None=fence, rest)
+    for m in _FENCE_START.finditer(text):
+        start, end = _line_at(text, m.start())
+        if _fence(text[start:end]) is not None:
+            events.append((start, end, None, ""))
+    line_end = -1
+    for m in regex.finditer(text):
+        if m.start() <= line_end:
+            continue  # this line was looked at already
+        start, line_end = _line_at(text, m.start())
+        line = text[start:line_end]
+        if _fence(line) is None and (header := _header(line, regex, names)) is not None:
+            events.append((start, line_end, header[0], header[1]))
+    events.sort(key=lambda e: e[0])
+    found: list[tuple[str, int, int, str]] = []  # (name, line start, line end, inline rest)
     in_fence = False
-    for i, line in enumerate(lines):
-        if _FENCE.match(line):
+    for start, end, name, rest in events:
+        if name is None:
             in_fence = not in_fence
-            continue
-        if in_fence:
-            continue
-        m = regex.match(line)
-        if m is None:
-            continue
-        marked = bool(m.group("pre")) or bool(m.group("post").strip())
-        if not marked:
-            continue
-        name = next(names[k] for k in range(len(names)) if m.group(f"s{k}") is not None)
-        found.append((name, i, m.group("rest")))
+        elif not in_fence:
+            found.append((name, start, end, rest))
     out: dict[str, str] = {}
-    for n, (name, start, rest) in enumerate(found):
-        end = found[n + 1][1] if n + 1 < len(found) else len(lines)
-        body = _clean("\n".join([rest] + lines[start + 1 : end]))
+    for n, (name, _, end, rest) in enumerate(found):
+        stop = found[n + 1][1] - 1 if n + 1 < len(found) else len(text)
+        body = _clean(rest if end >= stop else rest + "\n" + text[end + 1 : stop])
         if not out.get(name):
             out[name] = body
     return out
+
+
+_FENCE_START = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
+
+
+def _line_at(text: str, pos: int) -> tuple[int, int]:
+    """Start and end (the newline's index, or the text's length) of the line holding ``pos``."""
+    end = text.find("\n", pos)
+    return text.rfind("\n", 0, pos) + 1, len(text) if end < 0 else end
 
 
 def _clean(body: str) -> str:
@@ -172,18 +239,71 @@ def parse_bool(text: str) -> bool | None:
     return m.group(1).lower() in ("true", "yes")
 
 
-_BLOCK = re.compile(r"(`{3,}|~{3,})[ \t]*([\w+-]*)[ \t]*\n(.*?)(?:\n[ \t]*\1|\Z)", re.DOTALL)
+def _blocks(text: str) -> list[tuple[str, str]]:
+    """``(language, body)`` of each fenced block, in order; an unclosed block runs to the end.
+
+    A fence (3+ backticks or tildes) may open anywhere; its language runs to the end of the line,
+    and the block closes at a line starting with the same fence.
+    """
+    out: list[tuple[str, str]] = []
+    pos, n = 0, len(text)
+    # Next occurrence of each fence kind, searched again only once passed (keeps this linear).
+    nxt = {"```": -1, "~~~": -1}
+    while pos < n:
+        for mark, at in nxt.items():
+            if at < pos and at != n:
+                found = text.find(mark, pos)
+                nxt[mark] = n if found < 0 else found
+        i = min(nxt.values())
+        if i >= n:
+            break
+        j = _skip(text, i, text[i])
+        fence = text[i:j]
+        nl = text.find("\n", j)
+        lang = text[j : nl if nl >= 0 else n].strip(_SPACE)
+        if nl < 0 or (lang and not all(c.isalnum() or c in "_+-" for c in lang)):
+            pos = j
+            continue
+        body_start, close = nl + 1, -1
+        p = text.find("\n", body_start)
+        while p >= 0:
+            q = _skip(text, p + 1, _SPACE)
+            if text.startswith(fence, q):
+                close = p
+                break
+            p = text.find("\n", q)
+        if close < 0:
+            out.append((lang, text[body_start:]))
+            break
+        out.append((lang, text[body_start:close]))
+        pos = _skip(text, close + 1, _SPACE) + len(fence)
+    return out
 
 
 def code_block(text: str) -> str:
     """The first fenced block's content (python preferred), else the text itself, stripped."""
-    blocks = [(m.group(2).lower(), m.group(3)) for m in _BLOCK.finditer(text or "")]
+    blocks = [(lang.lower(), body) for lang, body in _blocks(text or "")]
     for lang, body in blocks:
         if lang in ("python", "py", "python3"):
             return body.strip("\n")
     if blocks:
         return blocks[0][1].strip("\n")
     return (text or "").strip()
+
+
+_DEF = re.compile(r"^[ \t]*def[ \t]+\w+[ \t]*\(", re.MULTILINE)
+
+
+def has_def(text: str) -> bool:
+    """Some line of ``text`` starts (after indentation) with ``def name(``."""
+    return _DEF.search(text or "") is not None
+
+
+def too_long(module: str, text: str) -> NoAnswer | None:
+    """A :class:`NoAnswer` for a reply over :data:`MAX_REPLY_CHARS` (None when it is short enough)."""
+    if len(text or "") > MAX_REPLY_CHARS:
+        return NoAnswer(f"{module}: reply of {len(text):,} characters refused (limit {MAX_REPLY_CHARS:,})")
+    return None
 
 
 def first_line(text: str, limit: int = 300) -> str:
@@ -200,6 +320,8 @@ def _sections(module: str, text: str) -> dict[str, str]:
 
 
 def parse_perception(text: str) -> Perception | NoAnswer:
+    if refused := too_long("perception", text):
+        return refused
     s = _sections("perception", text)
     situation = s.get("game_situation", "")
     if not situation:
@@ -212,6 +334,8 @@ def parse_perception(text: str) -> Perception | NoAnswer:
 
 
 def parse_reflection(text: str) -> Reflection | NoAnswer:
+    if refused := too_long("reflection", text):
+        return refused
     s = _sections("reflection", text)
     success = parse_bool(s.get("success", ""))
     if success is None:
@@ -220,6 +344,8 @@ def parse_reflection(text: str) -> Reflection | NoAnswer:
 
 
 def parse_task(text: str) -> TaskPlan | NoAnswer:
+    if refused := too_long("task reasoning", text):
+        return refused
     s = _sections("task_reasoning", text)
     if "task_guidance" not in s and "skill_guidance" not in s:
         return NoAnswer("task reasoning: neither ##Task_guidance## nor ##Skill_guidance## found")
@@ -230,11 +356,13 @@ def parse_task(text: str) -> TaskPlan | NoAnswer:
 
 
 def _code_reply(module: str, section: str, text: str) -> SkillCode | NoAnswer:
+    if refused := too_long(module, text):
+        return refused
     s = _sections(module, text)
     body = s.get(section)
     if body is None:
         # No header at all: accept a bare fenced block or a bare null.
-        if "```" in (text or "") or re.search(r"^\s*def\s+\w+\s*\(", text or "", re.MULTILINE):
+        if "```" in (text or "") or has_def(text):
             body = text
         elif is_null(text or ""):
             return SkillCode(None)
@@ -243,7 +371,7 @@ def _code_reply(module: str, section: str, text: str) -> SkillCode | NoAnswer:
     if is_null(body):
         return SkillCode(None)
     code = code_block(body)
-    if not re.search(r"^\s*def\s+\w+\s*\(", code, re.MULTILINE):
+    if not has_def(code):
         return NoAnswer(f"{module}: the reply has no function definition")
     return SkillCode(code)
 
@@ -264,6 +392,8 @@ _CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 
 def parse_actor(text: str, candidates: list[str]) -> ActorChoice | NoAnswer:
     """The chosen skill name: a call ``name(obs='current')``, else a bare candidate name."""
+    if refused := too_long("actor", text):
+        return refused
     s = _sections("actor", text)
     body = s.get("skills", text or "")
     code = code_block(body)

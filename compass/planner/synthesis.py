@@ -19,6 +19,8 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from compass.core.family import get_family
@@ -37,7 +39,42 @@ _STOP = frozenset(
 
 
 class MergeError(ValueError):
-    """The generated code cannot be turned into a skill (wrong shape, unknown helper...)."""
+    """The generated code cannot be turned into a skill (wrong shape, unknown helper...).
+
+    ``cause`` names the stage that refused it: ``shape``, ``syntax``, ``encoding``, ``recursion``,
+    ``renaming`` or ``docstring``; the planner records it with the rejection.
+    """
+
+    def __init__(self, message: str, cause: str = "shape") -> None:
+        super().__init__(message)
+        self.cause = cause
+
+
+def parse_code(code: str, what: str = "generated code") -> ast.Module:
+    """``ast.parse`` whose every failure is a :class:`MergeError` (a model's code can be anything)."""
+    with stage("syntax", what):
+        return ast.parse(code)
+
+
+@contextmanager
+def stage(cause: str, what: str = "generated code") -> Iterator[None]:
+    """Turn any exception inside into a :class:`MergeError` naming ``cause``.
+
+    Model-written code reaches ``ast`` and string surgery here: lone surrogates raise
+    ``UnicodeEncodeError``, deep expressions ``RecursionError``, null bytes ``ValueError``.
+    """
+    try:
+        yield
+    except MergeError:
+        raise
+    except SyntaxError as exc:
+        raise MergeError(f"{what} does not parse: line {exc.lineno}: {exc.msg}", "syntax") from None
+    except UnicodeError as exc:
+        raise MergeError(f"{what} is not valid text: {exc.reason}", "encoding") from None
+    except (RecursionError, MemoryError):
+        raise MergeError(f"{what} is nested too deeply to process", "recursion") from None
+    except Exception as exc:  # anything else is still this candidate's failure, not the planner's
+        raise MergeError(f"{what}: {cause} failed: {type(exc).__name__}: {exc}", cause) from None
 
 
 @dataclass(frozen=True)
@@ -59,18 +96,15 @@ def _outer(tree: ast.Module, name: str) -> ast.FunctionDef:
 def nested_functions(code: str, name: str) -> set[str]:
     """Names of functions defined inside skill ``name``'s body (empty if the code does not parse)."""
     try:
-        outer = _outer(ast.parse(code), name)
-    except (SyntaxError, MergeError):
+        outer = _outer(parse_code(code), name)
+    except MergeError:
         return set()
     return {n.name for n in ast.walk(outer) if isinstance(n, ast.FunctionDef) and n is not outer}
 
 
 def main_function(code: str) -> ast.FunctionDef:
     """The reply's function: the last top-level ``def`` that is a known helper, else the last ``def``."""
-    try:
-        tree = ast.parse(textwrap.dedent(code))
-    except SyntaxError as exc:
-        raise MergeError(f"generated code does not parse: line {exc.lineno}: {exc.msg}") from None
+    tree = parse_code(textwrap.dedent(code))
     funcs = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
     if not funcs:
         raise MergeError("generated code defines no function")
@@ -96,10 +130,7 @@ def merge_nested(parent_code: str, parent_name: str, new_code: str) -> tuple[str
     if fn.name not in NESTED:
         raise MergeError(f"expected score_target(unit) or control_logic(), got {fn.name}()")
     _check_signature(fn)
-    try:
-        outer = _outer(ast.parse(parent_code), parent_name)
-    except SyntaxError as exc:
-        raise MergeError(f"parent {parent_name} does not parse: {exc.msg}") from None
+    outer = _outer(parse_code(parent_code, f"parent {parent_name}"), parent_name)
     targets = [
         n for n in ast.walk(outer) if isinstance(n, ast.FunctionDef) and n is not outer and n.name == fn.name
     ]
@@ -117,7 +148,7 @@ def merge_nested(parent_code: str, parent_name: str, new_code: str) -> tuple[str
 
 def set_docstring(code: str, name: str, doc: str) -> str:
     """``code`` with function ``name``'s docstring replaced (or added) by ``doc``."""
-    outer = _outer(ast.parse(code), name)
+    outer = _outer(parse_code(code), name)
     first = outer.body[0]
     indent = " " * first.col_offset
     doc = doc.replace("\\", "/").replace('"""', "'''").strip()
@@ -146,7 +177,7 @@ def whole_skill(code: str, name: str) -> str:
         raise MergeError(
             f"a whole skill takes exactly one parameter (obs); {fn.name} takes {len(fn.args.args)}"
         )
-    tree = ast.parse(source)
+    tree = parse_code(source)
     extra = [
         n
         for n in tree.body
@@ -176,21 +207,42 @@ def generated_name(parent: str, subtask: str) -> str:
 
 
 def build_candidate(code: str, parent: Skill, name: str, subtask: str) -> Candidate:
-    """Merge a helper into ``parent`` (or take a whole skill), rename, document. Raises MergeError."""
-    fn = main_function(code)
-    helpers = nested_functions(parent.code, parent.name)
+    """Merge a helper into ``parent`` (or take a whole skill), rename, document.
+
+    Raises :class:`MergeError` for every way the code can fail, never anything else.
+    """
+    with stage("shape"):
+        fn = main_function(code)
+        helpers = nested_functions(parent.code, parent.name)
     if fn.name in NESTED and fn.name in helpers:
-        merged, replaced = merge_nested(parent.code, parent.name, code)
-        merged = rename_function(merged, parent.name, name)
+        with stage("shape"):
+            merged, replaced = merge_nested(parent.code, parent.name, code)
+        with stage("renaming", "merged code"):
+            merged = rename_function(merged, parent.name, name)
     elif fn.name in NESTED:
         raise MergeError(f"{parent.name} has no nested {fn.name}() to replace")
     else:
-        merged, replaced = whole_skill(code, name), "skill"
+        with stage("renaming"):
+            merged, replaced = whole_skill(code, name), "skill"
     summary = parent.description.split("\n\n")[0].strip() if parent.description else ""
     doc = f"{subtask.strip().rstrip('.')}.\n\nRefines {parent.name} (new {replaced})."
     if summary and replaced != "skill":
         doc += f" {summary}"
-    return Candidate(name, set_docstring(merged, name, doc), replaced)
+    with stage("docstring", "merged code"):
+        return Candidate(name, set_docstring(merged, name, doc), replaced)
+
+
+def apply_fix(reply: str, code: str, name: str) -> str:
+    """A repair reply as a skill named ``name``: a whole function, or one helper merged into ``code``.
+
+    Raises :class:`MergeError` for every way the reply can fail, never anything else.
+    """
+    with stage("shape"):
+        fn = main_function(reply)
+        if fn.name in NESTED:
+            return merge_nested(code, name, reply)[0]
+    with stage("renaming"):
+        return whole_skill(reply, name)
 
 
 _PLACEHOLDER_NAMES = frozenset({"skill_name", "function_name", "name", "skill", "new_skill"})
@@ -203,16 +255,19 @@ def whole_candidate(code: str, subtask: str) -> Candidate:
     placeholder such as ``skill_name``), else the sub-task's slug is used; its docstring (what
     retrieval embeds) is kept, else the sub-task becomes the docstring.
     """
-    source = textwrap.dedent(code).strip("\n") + "\n"
-    fn = main_function(source)
+    with stage("shape"):
+        source = textwrap.dedent(code).strip("\n") + "\n"
+        fn = main_function(source)
     if fn.name in NESTED:
         raise MergeError(f"expected a complete skill function def name(obs), got the helper {fn.name}()")
     name = fn.name.lower()
     if not re.fullmatch(r"[a-z][a-z0-9_]*", name) or name in _PLACEHOLDER_NAMES or len(name) > MAX_NAME:
         name = slug(subtask)
-    merged = whole_skill(source, name)
-    if ast.get_docstring(_outer(ast.parse(merged), name)) is None:
-        merged = set_docstring(merged, name, subtask.strip().rstrip(".") + ".")
+    with stage("renaming"):
+        merged = whole_skill(source, name)
+    with stage("docstring", "renamed code"):
+        if ast.get_docstring(_outer(parse_code(merged), name)) is None:
+            merged = set_docstring(merged, name, subtask.strip().rstrip(".") + ".")
     return Candidate(name, merged, "skill")
 
 
@@ -228,5 +283,12 @@ def try_skill(
         compiled = compile_skill(code, name, family, f"<generated {name}>")
     except SkillError as exc:
         return exc
-    with candidate_executor(get_family(family).skill_api, seed, isolation) as executor:
-        return executor.run(compiled, view).error
+    except (RecursionError, MemoryError):
+        return SkillError(f"{name}: nested too deeply to compile", name, "compile")
+    except Exception as exc:  # RestrictedPython or compile() choking on model code is a rejection
+        return SkillError(f"{name}: does not compile: {type(exc).__name__}: {exc}", name, "compile")
+    try:
+        with candidate_executor(get_family(family).skill_api, seed, isolation) as executor:
+            return executor.run(compiled, view).error
+    except Exception as exc:  # the executor contains skill faults; this is a last line of defence
+        return SkillError(f"{name}: {type(exc).__name__}: {exc}", name, "runtime")

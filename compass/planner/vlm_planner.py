@@ -47,14 +47,12 @@ from compass.planner.prompts import load_templates
 from compass.planner.synthesis import (
     NESTED,
     MergeError,
+    apply_fix,
     build_candidate,
     generated_name,
-    main_function,
-    merge_nested,
     nested_functions,
     try_skill,
     whole_candidate,
-    whole_skill,
 )
 from compass.planner.usage import PlannerUsage
 from compass.sandbox import SkillError
@@ -177,6 +175,13 @@ class VLMPlanner:
         self._order.enter(turn.round, ctx.agent_id)  # before any await: the runner starts agents in id order
         try:
             decision = await self._decide(turn)
+        except Exception as exc:
+            # One agent's failure (a bug, a library that changed under it...) must not end the
+            # episode for the others: record it, count it, keep the current skill.
+            log.warning("agent %d decision failed: %s: %s", ctx.agent_id, type(exc).__name__, exc)
+            turn.rec.add("planner", kind="error", error=f"{type(exc).__name__}: {first_line(str(exc), 300)}")
+            self.usage.event(ctx.episode, "decision_errors")
+            decision = await self._keep(turn, f"decision failed: {type(exc).__name__}")
         finally:
             self._order.release(turn.round, ctx.agent_id)
         self._remember(turn, decision)
@@ -417,7 +422,7 @@ class VLMPlanner:
                     result.code, parent, generated_name(parent.name, subtask), subtask
                 )
         except MergeError as exc:
-            rec.add("skill_synthesis", kind="rejected", reason=str(exc))
+            rec.add("skill_synthesis", kind="rejected", cause=exc.cause, reason=str(exc))
             self.usage.event(ctx.episode, "synthesis_rejected")
             return None
         code, name = candidate.code, candidate.name
@@ -496,9 +501,11 @@ class VLMPlanner:
             if not isinstance(result, SkillCode) or result.code is None:
                 continue
             try:
-                fixed = _apply_fix(result.code, code, name)
+                fixed = apply_fix(result.code, code, name)
             except MergeError as exc:
-                t.rec.add("skill_repair", kind="attempt", attempt=attempt, ok=False, error=str(exc))
+                t.rec.add(
+                    "skill_repair", kind="attempt", attempt=attempt, ok=False, cause=exc.cause, error=str(exc)
+                )
                 continue
             new_error = try_skill(fixed, name, self.family, ctx.view, t.seed, self.isolation)
             t.rec.add(
@@ -523,8 +530,8 @@ class VLMPlanner:
             with self._library_lock:
                 stored = self.library.add(skill)
                 self._born[stored.name] = (ctx.episode, ctx.step, ctx.agent_id)
-        except (SkillError, SyntaxError, ValueError) as exc:
-            t.rec.add("library", kind="add_failed", skill=name, error=str(exc))
+        except (SkillError, SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+            t.rec.add("library", kind="add_failed", skill=name, error=f"{type(exc).__name__}: {exc}")
             return None
         finally:
             self._order.release(t.round, ctx.agent_id)
@@ -643,20 +650,23 @@ def _error_text(error: SkillError) -> str:
     """Message and skill-frame traceback, with file paths cut to file names (tokens; reproducibility)."""
     tb = getattr(error, "traceback", "") or ""
     text = f"{error}\n{tb}".strip() if tb else str(error)
-    return re.sub(r"(?:[^\s\"':]*/)+([^\s\"'/:]+\.py)", r"\1", text)
+    return "".join(_file_name(part) for part in _PATH_SPLIT.split(text))
+
+
+# Split into path-like words; a regex matching whole paths backtracked for minutes on "a/a/a/...".
+_PATH_SPLIT = re.compile(r"([\s\"':]+)")
+
+
+def _file_name(word: str) -> str:
+    """``/some/dir/skill.py`` (possibly followed by text) becomes ``skill.py...``."""
+    cut = word.rfind("/")
+    if cut < 0 or word.find(".py", cut + 2) < 0:
+        return word
+    return word[cut + 1 :]
 
 
 def _version_base(name: str) -> str:
     return re.sub(r"_v\d+$", "", name)
-
-
-def _apply_fix(reply: str, code: str, name: str) -> str:
-    """A repair reply as a skill named ``name``: a whole function, or one helper merged into ``code``."""
-    fn = main_function(reply)
-    if fn.name in NESTED:
-        merged, _ = merge_nested(code, name, reply)
-        return merged
-    return whole_skill(reply, name)
 
 
 def _pick(frames: list[FrameRecord], n: int) -> list[FrameRecord]:
