@@ -14,25 +14,36 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.syntax import Syntax
 from rich.table import Column, Table
 
+from compass.cli_errors import ErrorReportingGroup, set_debug
+from compass.cli_errors import state as cli_state
 from compass.config import DEFAULT_ENV, RunConfig
 
 app = typer.Typer(
-    add_completion=False, no_args_is_help=False, help="compass: VLM agents that write and choose skills."
+    cls=ErrorReportingGroup,
+    add_completion=False,
+    no_args_is_help=False,
+    help="compass: VLM agents that write and choose skills.",
 )
 skills_app = typer.Typer(no_args_is_help=True, help="Inspect and check the skill library.")
 app.add_typer(skills_app, name="skills")
 console = Console()
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 
 
 def _fail(message: str) -> None:
+    if cli_state.debug and sys.exc_info()[1] is not None:
+        err.print_exception()  # --debug: the traceback of the error being reported
     err.print(f"[bold red]error:[/] {escape(message)}")
     raise typer.Exit(2)
 
 
 @app.callback(invoke_without_command=True)
-def main(ctx: typer.Context) -> None:
+def main(
+    ctx: typer.Context,
+    debug: Annotated[bool, typer.Option("--debug", help="show tracebacks and debug logs")] = False,
+) -> None:
     """With no command, play the embedded default (one library-only SMAX episode)."""
+    set_debug(debug)
     if ctx.invoked_subcommand is None:
         ctx.invoke(run)
 
@@ -98,7 +109,12 @@ def run(
             sandbox_workers=sandbox_workers,
         )
     except ValidationError as e:
-        _fail("; ".join(f"{'.'.join(str(p) for p in x['loc'])}: {x['msg']}" for x in e.errors()))
+        _fail(
+            "; ".join(
+                f"{'.'.join(str(p) for p in x['loc'])}: {x['msg'].removeprefix('Value error, ')}"
+                for x in e.errors()
+            )
+        )
     from compass.session import run as run_session
 
     with Progress(
@@ -118,12 +134,21 @@ def run(
         def on_episode(row: dict) -> None:
             color = {"win": "green", "loss": "red"}.get(row["outcome"], "yellow")
             extra = ""
+            failed = row.get("decision_errors", 0)
             if "vlm" in row:
                 u = row["vlm"]
+                faults = [
+                    f"{u[k]} {label}"
+                    for k, label in (("errors", "failed"), ("retries", "retried"))
+                    if u.get(k)
+                ]
                 extra = (
-                    f"  vlm: {u.get('calls', 0)} calls, {u.get('prompt_tokens', 0)}+"
-                    f"{u.get('completion_tokens', 0)} tokens, ${u.get('cost_usd', 0):.4f}"
+                    f"  vlm: {u.get('calls', 0)} calls{' (' + ', '.join(faults) + ')' if faults else ''}, "
+                    f"{u.get('prompt_tokens', 0)}+{u.get('completion_tokens', 0)} tokens, ${u.get('cost_usd', 0):.4f}"
                 )
+                failed += u.get("events", {}).get("decision_errors", 0)
+            if failed:
+                extra += f"  [red]{failed} decision errors[/]"
             if "headline" in row:
                 extra += f"  {row['headline']}"
             console.print(

@@ -38,6 +38,17 @@ class RunConfig(BaseModel):
     isolation: Literal["process", "inprocess"] = "process"
     sandbox_workers: int = Field(1, ge=1, description="skill worker processes (isolation=process)")
 
+    @field_validator("out")
+    @classmethod
+    def _out_is_a_folder(cls, v: Path) -> Path:
+        # Checked here, before an environment compiles, not when the first run directory is made.
+        for p in (v, *v.parents):
+            if p.exists():
+                if not p.is_dir():
+                    raise ValueError(f"{p} is a file; --out needs a folder to put run directories in")
+                break
+        return v
+
     @field_validator("env")
     @classmethod
     def _env_has_family(cls, v: str) -> str:

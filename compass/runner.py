@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,8 @@ from compass.core.types import AgentView, MultiAgentEnv
 from compass.planner.base import Decision, DecisionContext, Planner
 from compass.sandbox.runtime import pooled_executor
 from compass.trace import RunWriter
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -47,6 +50,7 @@ class EpisodeResult:
     decisions: int
     skills_used: dict[str, int]
     extra: dict[str, Any] = field(default_factory=dict)
+    decision_errors: int = 0  # decisions that failed and kept the agent's skill (see the trace)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -57,6 +61,7 @@ class EpisodeResult:
             "steps": self.steps,
             "skill_errors": self.skill_errors,
             "decisions": self.decisions,
+            "decision_errors": self.decision_errors,
             "skills_used": self.skills_used,
             **self.extra,
         }
@@ -162,10 +167,30 @@ class EpisodeRunner:
                 ally_tasks=self.comm.ally_tasks_for(i) if self.comm is not None else {},
                 episode=episode,
             )
-            return i, await self.planner.decide(ctx)
+            try:
+                decision = await self.planner.decide(ctx)
+                if decision.skill not in self.library:
+                    raise LookupError(f"planner chose unknown skill {decision.skill!r}")
+                return i, decision
+            except Exception as exc:  # one agent's failure: the others and the episode go on
+                return i, self._failed_decision(i, s, exc)
 
         # Started in agent-id order: planners rely on it to order library additions within a round.
         return await asyncio.gather(*(one(i, t) for i, t in sorted(due.items())))
+
+    def _failed_decision(self, agent: int, state: AgentState, exc: Exception) -> Decision:
+        """Keep the agent's skill after its decision raised (the best retrieval if it has none)."""
+        error = f"{type(exc).__name__}: {exc}"
+        log.warning("agent %d: decision failed (%s); keeping its skill", agent, error)
+        self._decision_errors += 1
+        skill = state.skill if state.skill in self.library else None
+        if skill is None:
+            hits = self.library.retrieve(state.subtask or self.task, k=1)
+            if not hits:
+                raise RuntimeError(f"skill library {self.library.dir} has no usable skills") from exc
+            skill = hits[0].skill.name
+        record = {"module": "runner", "kind": "decision_error", "error": error[:500], "skill": skill}
+        return Decision(skill, state.subtask or self.task, [record])
 
     async def run_episode(self, episode: int, seed: int, progress: Any = None) -> EpisodeResult:
         env, lib = self.env, self.library
@@ -178,6 +203,7 @@ class EpisodeRunner:
             )
         )
         states = [AgentState() for _ in views]
+        self._decision_errors = 0
         max_steps = getattr(env, "max_steps", self.cfg.max_steps or 200)
         ret, errors, decisions = 0.0, 0, 0
         used: dict[str, int] = {}
@@ -194,8 +220,6 @@ class EpisodeRunner:
                 t0 = time.perf_counter()
                 for i, decision in await self._decide(perceived, states, due, t, episode):
                     s = states[i]
-                    if decision.skill not in lib:
-                        raise RuntimeError(f"planner chose unknown skill {decision.skill!r}")
                     if decision.skill != s.skill:
                         s.reward_since = 0.0  # reflection judges a skill's whole execution
                     s.skill, s.subtask, s.last_decision = decision.skill, decision.subtask, t
@@ -290,7 +314,16 @@ class EpisodeRunner:
         if self.comm is not None:
             extra["comm"] = self.comm.stats()
         result = EpisodeResult(
-            episode, seed, outcome, ret, steps, errors, decisions, dict(sorted(used.items())), extra
+            episode,
+            seed,
+            outcome,
+            ret,
+            steps,
+            errors,
+            decisions,
+            dict(sorted(used.items())),
+            extra,
+            self._decision_errors,
         )
         self.writer.trace({"kind": "episode_end", **result.as_dict()})
         self.writer.flush()

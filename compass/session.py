@@ -57,8 +57,8 @@ def run(
         cfg = cfg.model_copy(update={"task": family.default_task})
     run_dir = Path(cfg.out) / (cfg.run_id or new_run_id(cfg))
     library = SkillLibrary(library_root_for(cfg, family, run_dir), family.name)
+    planner = make_planner(cfg, library)  # before the env: a bad --vlm spec fails before a compile
     env = make_env(cfg.env, epo=cfg.epo, max_steps=cfg.max_steps)
-    planner = make_planner(cfg, library)
     writer = RunWriter(run_dir)
     comm = make_comm(cfg)
     scorer = family.make_scorer(env) if family.make_scorer else None

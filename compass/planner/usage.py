@@ -89,6 +89,7 @@ def _short(stats: dict[str, Any]) -> dict[str, Any]:
         "calls",
         "cached",
         "errors",
+        "retries",
         "prompt_tokens",
         "completion_tokens",
         "total_tokens",
