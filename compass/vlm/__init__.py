@@ -11,7 +11,7 @@ from compass.vlm.backends.fake import FakeBackend
 from compass.vlm.cache import ResponseCache
 from compass.vlm.client import VLMClient
 from compass.vlm.config import VLMConfig
-from compass.vlm.errors import BackendError, VLMError
+from compass.vlm.errors import BackendError, EmptyReply, MalformedReply, VLMError
 from compass.vlm.images import to_png
 from compass.vlm.keys import image_hash, prompt_key, request_key
 from compass.vlm.pricing import DEFAULT_PRICES, price_for
@@ -27,7 +27,9 @@ __all__ = [
     "BackendError",
     "BackendReply",
     "Completion",
+    "EmptyReply",
     "FakeBackend",
+    "MalformedReply",
     "ResponseCache",
     "UsageMeter",
     "UsageStats",

@@ -12,6 +12,7 @@ from typing import Any
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from compass.vlm.backends.base import Backend, BackendReply, PerLoop
+from compass.vlm.backends.validate import answer_text
 from compass.vlm.cache import ResponseCache
 from compass.vlm.config import VLMConfig
 from compass.vlm.errors import BackendError, VLMError
@@ -178,15 +179,19 @@ class VLMClient:
 
     async def _attempt(self, req: VLMRequest) -> BackendReply:
         if not self.backend.interruptible:
-            return await self.backend.generate(req, self.config.timeout_s)
-        try:
-            # Our own deadline as well as the SDK's: an httpx timeout is per read, so a server that
-            # trickles bytes would never trip it.
-            async with asyncio.timeout(self.config.timeout_s):
-                return await self.backend.generate(req, self.config.timeout_s)
-        except TimeoutError as exc:
-            message = f"timed out (no reply within {self.config.timeout_s:g} s)"
-            raise BackendError(message, retryable=True) from exc
+            reply = await self.backend.generate(req, self.config.timeout_s)
+        else:
+            try:
+                # Our own deadline as well as the SDK's: an httpx timeout is per read, so a server
+                # that trickles bytes would never trip it.
+                async with asyncio.timeout(self.config.timeout_s):
+                    reply = await self.backend.generate(req, self.config.timeout_s)
+            except TimeoutError as exc:
+                message = f"timed out (no reply within {self.config.timeout_s:g} s)"
+                raise BackendError(message, retryable=True) from exc
+        # Whatever the backend: an empty answer is retried, then counted as a failed call.
+        answer_text(reply.text)
+        return reply
 
     def _completion(
         self, req: VLMRequest, reply: BackendReply, key: str, latency: float, attempts: int

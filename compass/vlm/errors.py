@@ -36,3 +36,20 @@ class BackendError(Exception):
 def is_retryable_status(status: int) -> bool:
     """429, 408 and every 5xx are worth retrying; other 4xx (bad request, auth) never are."""
     return status in (408, 429) or status >= 500
+
+
+class MalformedReply(BackendError):
+    """The server answered, but not with a usable completion (HTML, wrong shape, not text...).
+
+    Always retryable: proxies and overloaded servers send such answers transiently.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(f"malformed response: {message}", status=status, retryable=True)
+
+
+class EmptyReply(MalformedReply):
+    """A well-formed completion with no text (``null`` content, no text blocks, only whitespace)."""
+
+    def __init__(self, message: str = "the answer is empty") -> None:
+        super().__init__(message)

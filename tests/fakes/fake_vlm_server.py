@@ -27,12 +27,14 @@ The pytest fixture :func:`fake_vlm_server` yields a started server; import it in
 from __future__ import annotations
 
 import base64
+import hashlib
 import itertools
 import json
+import random
 import sys
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -77,6 +79,9 @@ class Reply:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    content_type: str = "application/json"
+    reset: bool = False  # hang up without answering (the client sees a dropped connection)
+    json_body: Any = None  # a whole JSON body of the caller's making (e.g. a wrong shape)
 
     @classmethod
     def error(cls, status: int, retry_after: float | None = None, message: str | None = None) -> Reply:
@@ -96,6 +101,89 @@ class Reply:
     def truncated(cls, text: str = "OK") -> Reply:
         """A 200 response whose JSON body is cut off half way."""
         return cls(text=text, body='{"id": "trunc", "choices": [{"index": 0, "message": {"content": "' + text)
+
+    @classmethod
+    def html(cls, status: int = 200) -> Reply:
+        """An HTML page where JSON was expected (a proxy's login or error page), status 200."""
+        page = "<!doctype html><html><head><title>Gateway</title></head><body><h1>Sign in</h1></body></html>"
+        return cls(status=status, body=page, content_type="text/html; charset=utf-8")
+
+    @classmethod
+    def bad_json(cls) -> Reply:
+        """A 200 response whose body is not JSON at all."""
+        return cls(body="{this is not json, at all]")
+
+    @classmethod
+    def hang_up(cls) -> Reply:
+        """Close the connection without sending a response."""
+        return cls(reset=True)
+
+
+def null_content_body(api: Api) -> dict[str, Any]:
+    """A well-formed response whose answer is ``null`` (OpenAI) or has no content blocks (Anthropic)."""
+    if api == "anthropic":
+        return {
+            "id": "msg_null",
+            "type": "message",
+            "role": "assistant",
+            "model": "m",
+            "content": [],
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 10, "output_tokens": 0},
+        }
+    return {
+        "id": "chatcmpl-null",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": None}, "finish_reason": "stop"}],
+    }
+
+
+def wrong_shape_body(api: Api) -> dict[str, Any]:
+    """Valid JSON of the wrong shape: the fields a client reads are missing or of another type."""
+    if api == "anthropic":
+        return {"id": "msg_wrong", "type": "message", "content": "plain string, not blocks", "usage": 7}
+    return {"id": "chatcmpl-wrong", "object": "chat.completion", "choices": [{"index": 0, "message": "text"}]}
+
+
+#: The faults :class:`FaultInjector` draws from.
+FAULTS = (
+    "429",
+    "500",
+    "503",
+    "timeout",
+    "hang_up",
+    "truncated",
+    "bad_json",
+    "html",
+    "null",
+    "empty",
+    "wrong_shape",
+)
+
+
+def fault_reply(kind: str, api: Api, slow_s: float = 5.0) -> Reply:
+    """The :class:`Reply` for one fault of :data:`FAULTS`."""
+    if kind.isdigit():
+        return Reply.error(int(kind), retry_after=0.01 if kind == "429" else None)
+    if kind == "timeout":
+        return Reply.slow(slow_s)
+    if kind == "hang_up":
+        return Reply.hang_up()
+    if kind == "truncated":
+        return Reply.truncated("half an ans")
+    if kind == "bad_json":
+        return Reply.bad_json()
+    if kind == "html":
+        return Reply.html()
+    if kind == "null":
+        return Reply(json_body=null_content_body(api))
+    if kind == "empty":
+        return Reply(text="")
+    if kind == "wrong_shape":
+        return Reply(json_body=wrong_shape_body(api))
+    raise ValueError(f"unknown fault {kind!r}; known: {', '.join(FAULTS)}")
 
 
 @dataclass
@@ -367,9 +455,14 @@ class _Handler(BaseHTTPRequestHandler):
         headers = dict(reply.headers)
         if reply.retry_after is not None:
             headers["retry-after"] = f"{reply.retry_after:g}"
-        if reply.body is not None:
+        if reply.reset:
+            self.close_connection = True
+            return  # nothing written: the client sees the connection close
+        if reply.json_body is not None:
+            self._send(reply.status, reply.json_body, headers)
+        elif reply.body is not None:
             raw = reply.body.encode() if isinstance(reply.body, str) else reply.body
-            self._send(reply.status, raw, headers, close=True)
+            self._send(reply.status, raw, headers, close=True, content_type=reply.content_type)
         elif reply.status >= 400:
             self._send(reply.status, _error_body(request.api, reply), headers)
         else:
@@ -426,10 +519,11 @@ class _Handler(BaseHTTPRequestHandler):
         body: dict[str, Any] | bytes,
         headers: dict[str, str] | None = None,
         close: bool = False,
+        content_type: str = "application/json",
     ) -> None:
         raw = body if isinstance(body, bytes) else json.dumps(body).encode()
         self.send_response(status)
-        self.send_header("content-type", "application/json")
+        self.send_header("content-type", content_type)
         self.send_header("content-length", str(len(raw)))
         for name, value in (headers or {}).items():
             self.send_header(name, value)
@@ -446,6 +540,54 @@ def _error_body(api: Api, reply: Reply) -> dict[str, Any]:
     if api == "anthropic":
         return {"type": "error", "error": {"type": kind, "message": reply.text}}
     return {"error": {"message": reply.text, "type": kind, "param": None, "code": str(reply.status)}}
+
+
+class FaultInjector:
+    """A responder that answers a fault instead of ``inner``'s reply at rate ``rate``.
+
+    Whether a request gets a fault depends only on its body, how many times that same body was
+    asked before and ``seed`` (not on arrival order), so concurrent agents see the same faults
+    on every run. ``counts`` tallies the faults served, ``answered`` the good replies.
+    """
+
+    def __init__(
+        self,
+        inner: Responder,
+        rate: float = 0.3,
+        seed: int = 0,
+        faults: Iterable[str] = FAULTS,
+        slow_s: float = 5.0,
+    ) -> None:
+        self.inner = inner
+        self.rate = rate
+        self.seed = seed
+        self.faults = tuple(faults)
+        self.slow_s = slow_s
+        self.counts: Counter[str] = Counter()
+        self.answered = 0
+        self._seen: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def draw(self, request: RecordedRequest) -> str | None:
+        """The fault for this request (None: answer it properly)."""
+        body = json.dumps(request.body, sort_keys=True)
+        with self._lock:
+            nth = self._seen[body]
+            self._seen[body] += 1
+        digest = hashlib.sha256(f"{self.seed}:{nth}:{body}".encode()).digest()
+        rng = random.Random(digest)
+        return rng.choice(self.faults) if rng.random() < self.rate else None
+
+    def __call__(self, request: RecordedRequest) -> ReplyLike:
+        kind = self.draw(request)
+        with self._lock:
+            if kind is None:
+                self.answered += 1
+            else:
+                self.counts[kind] += 1
+        if kind is None:
+            return self.inner(request)
+        return fault_reply(kind, request.api, self.slow_s)
 
 
 @pytest.fixture

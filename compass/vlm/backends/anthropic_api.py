@@ -8,6 +8,7 @@ from typing import Any
 
 from compass.vlm.backends.base import Backend, BackendReply, PerLoop
 from compass.vlm.backends.sdk_errors import to_backend_error
+from compass.vlm.backends.validate import answer_text, expect_object, reading, token_count
 from compass.vlm.errors import VLMError
 from compass.vlm.images import to_base64
 from compass.vlm.types import VLMRequest
@@ -92,12 +93,17 @@ class AnthropicBackend(Backend):
             if error is None:
                 raise
             raise error from exc
-        text = "".join(block.text for block in response.content if getattr(block, "type", "") == "text")
-        usage = response.usage
+        response = expect_object(response, "message")
+        with reading("message"):
+            if isinstance(response.content, str):  # a list of blocks is the only valid shape
+                raise TypeError("content is a string, not a list of blocks")
+            blocks = [block.text for block in response.content or () if getattr(block, "type", "") == "text"]
+            text = answer_text("".join(blocks) if blocks else None)
+            usage = response.usage
         return BackendReply(
             text=text,
-            prompt_tokens=getattr(usage, "input_tokens", None),
-            completion_tokens=getattr(usage, "output_tokens", None),
+            prompt_tokens=token_count(getattr(usage, "input_tokens", None)),
+            completion_tokens=token_count(getattr(usage, "output_tokens", None)),
         )
 
     async def aclose(self) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from compass.vlm.backends.base import Backend, BackendReply, PerLoop
 from compass.vlm.backends.sdk_errors import to_backend_error
+from compass.vlm.backends.validate import answer_text, expect_object, reading, token_count
 from compass.vlm.errors import BackendError, VLMError
 from compass.vlm.images import data_url
 from compass.vlm.types import VLMRequest
@@ -90,14 +91,16 @@ class OpenAIBackend(Backend):
             if error is None:
                 raise
             raise error from exc
-        if not response.choices:
-            raise BackendError("response has no choices", retryable=True)
-        text = response.choices[0].message.content or ""
-        usage = response.usage
+        response = expect_object(response, "chat completion")
+        with reading("chat completion"):
+            if not response.choices:
+                raise BackendError("response has no choices", retryable=True)
+            text = answer_text(response.choices[0].message.content)
+            usage = response.usage
         return BackendReply(
             text=text,
-            prompt_tokens=getattr(usage, "prompt_tokens", None),
-            completion_tokens=getattr(usage, "completion_tokens", None),
+            prompt_tokens=token_count(getattr(usage, "prompt_tokens", None)),
+            completion_tokens=token_count(getattr(usage, "completion_tokens", None)),
         )
 
     async def aclose(self) -> None:
