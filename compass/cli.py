@@ -181,7 +181,7 @@ def _library(library: Path | None, family: str):
     except (FileNotFoundError, ValueError) as e:
         _fail(str(e))
     for p in lib.problems:
-        err.print(f"[yellow]skipped[/] {p}")
+        err.print(f"[yellow]{'skipped' if p.fatal else 'ignored'}[/] {escape(str(p))}")
     return lib
 
 
@@ -242,7 +242,7 @@ def skills_check(library: LibraryOpt = None, family: FamilyOpt = "combat") -> No
     for row in report:
         table.add_row(row.name, str(row.runs), str(len(row.errors)), row.errors[0] if row.errors else "")
     console.print(table)
-    bad = [r for r in report if r.errors] + lib.problems
+    bad = [r for r in report if r.errors] + [p for p in lib.problems if p.fatal]
     if bad:
         err.print(f"[red]{len(bad)} skill file(s) with problems[/]")
         raise typer.Exit(1)

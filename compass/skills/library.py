@@ -1,7 +1,10 @@
 """The on-disk skill library: one ``.py`` per skill under ``<root>/<family>/``, plus usage stats.
 
 Loading never fails because of one bad file: a file that does not parse or compile in the
-sandbox is reported (name, line, reason) in :attr:`SkillLibrary.problems` and skipped.
+sandbox (or is too large, too deeply nested, not UTF-8...) is reported (name, line, reason) in
+:attr:`SkillLibrary.problems` and skipped, as is a stats file of the wrong shape; files with
+another extension (``shout.PY``) are reported too. Names starting with ``.`` or ``_`` are the
+library's own (stats, temporary files, locks) and are not skills.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from compass.skills.skill import Skill, parse_skill_source, rename_function, val
 from compass.util.atomic import atomic_write_json, atomic_write_text
 
 STATS_FILE = "_stats.json"
+#: Larger skill files are refused unread (a skill is a function of a few dozen lines).
+MAX_SKILL_BYTES = 256 * 1024
 
 
 def default_library_root() -> Path | None:
@@ -37,6 +42,7 @@ class LoadProblem:
 
     path: Path
     message: str
+    fatal: bool = True  # False: reported but harmless (a stray non-skill file)
 
     def __str__(self) -> str:
         return f"{self.path.name}: {self.message}"
@@ -81,14 +87,34 @@ class SkillLibrary:
         self.problems = []
         if not self.dir.is_dir():
             raise FileNotFoundError(f"no skill library for family {self.family!r} at {self.dir}")
-        for path in sorted(self.dir.glob("*.py")):
-            self._load_file(path)
+        for path in sorted(self.dir.iterdir()):
+            if path.suffix == ".py" and path.is_file():
+                self._load_file(path)
+            elif not path.name.startswith((".", "_")) and path.name != "__pycache__":
+                self._unknown_file(path)
         self.stats = self._read_stats()
         self._index_names: list[str] = []
         self._index = None
 
+    def _unknown_file(self, path: Path) -> None:
+        if path.is_dir():
+            message = "a folder in the library (skills are .py files; it is ignored)"
+        elif path.suffix.lower() == ".py":
+            message = f"not loaded: skill files end in lower-case .py (rename it to {path.stem}.py)"
+        else:
+            message = f"not a skill file (skills end in .py; {path.suffix or 'no extension'} is ignored)"
+            self.problems.append(LoadProblem(path, message, fatal=False))
+            return
+        self.problems.append(LoadProblem(path, message))
+
     def _load_file(self, path: Path) -> None:
         try:
+            size = path.stat().st_size
+            if size > MAX_SKILL_BYTES:
+                self.problems.append(
+                    LoadProblem(path, f"too large ({size:,} bytes; limit {MAX_SKILL_BYTES:,})")
+                )
+                return
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
             self.problems.append(LoadProblem(path, f"unreadable: {e}"))
@@ -103,6 +129,12 @@ class SkillLibrary:
         except (SkillError, ValueError) as e:
             self.problems.append(LoadProblem(path, _without_path(str(e), path)))
             return
+        except (RecursionError, MemoryError):
+            self.problems.append(LoadProblem(path, "nested too deeply to compile (RecursionError)"))
+            return
+        except Exception as e:  # one file must never stop the library from loading
+            self.problems.append(LoadProblem(path, f"cannot load: {type(e).__name__}: {e}"))
+            return
         self.skills[skill.name] = skill
         self.compiled[skill.name] = compiled
 
@@ -111,10 +143,14 @@ class SkillLibrary:
         if not path.exists():
             return {}
         try:
-            return json.loads(path.read_text())
-        except (OSError, json.JSONDecodeError) as e:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
             self.problems.append(LoadProblem(path, f"unreadable stats, starting fresh: {e}"))
             return {}
+        stats, dropped = _valid_stats(raw)
+        if dropped:
+            self.problems.append(LoadProblem(path, f"stats of the wrong shape, ignored: {dropped}"))
+        return stats
 
     # --- queries ----------------------------------------------------------------------------
 
@@ -194,6 +230,23 @@ class SkillLibrary:
 
     def save_stats(self) -> None:
         atomic_write_json(self.dir / STATS_FILE, self.stats)
+
+
+def _valid_stats(raw: object) -> tuple[dict[str, dict[str, int]], str]:
+    """The ``{skill: {counter: int}}`` part of a stats file, and what was dropped (empty if nothing)."""
+    if not isinstance(raw, dict):
+        return {}, f"expected an object of skill -> counters, got {type(raw).__name__}"
+    stats: dict[str, dict[str, int]] = {}
+    bad: list[str] = []
+    for name, counters in raw.items():
+        if not isinstance(counters, dict):
+            bad.append(str(name))
+            continue
+        good = {str(k): v for k, v in counters.items() if isinstance(v, int) and not isinstance(v, bool)}
+        if len(good) != len(counters):
+            bad.append(str(name))
+        stats[str(name)] = good
+    return stats, (f"entries of {', '.join(bad[:5])}{' ...' if len(bad) > 5 else ''}" if bad else "")
 
 
 def rename_skill(skill: Skill, new_name: str) -> Skill:
