@@ -320,7 +320,7 @@ def _sections(module: str, text: str) -> dict[str, str]:
 
 
 def parse_perception(text: str) -> Perception | NoAnswer:
-    if refused := too_long("perception", text):
+    if (refused := too_long("perception", text)) is not None:
         return refused
     s = _sections("perception", text)
     situation = s.get("game_situation", "")
@@ -334,7 +334,7 @@ def parse_perception(text: str) -> Perception | NoAnswer:
 
 
 def parse_reflection(text: str) -> Reflection | NoAnswer:
-    if refused := too_long("reflection", text):
+    if (refused := too_long("reflection", text)) is not None:
         return refused
     s = _sections("reflection", text)
     success = parse_bool(s.get("success", ""))
@@ -344,7 +344,7 @@ def parse_reflection(text: str) -> Reflection | NoAnswer:
 
 
 def parse_task(text: str) -> TaskPlan | NoAnswer:
-    if refused := too_long("task reasoning", text):
+    if (refused := too_long("task reasoning", text)) is not None:
         return refused
     s = _sections("task_reasoning", text)
     if "task_guidance" not in s and "skill_guidance" not in s:
@@ -356,7 +356,7 @@ def parse_task(text: str) -> TaskPlan | NoAnswer:
 
 
 def _code_reply(module: str, section: str, text: str) -> SkillCode | NoAnswer:
-    if refused := too_long(module, text):
+    if (refused := too_long(module, text)) is not None:
         return refused
     s = _sections(module, text)
     body = s.get(section)
@@ -392,7 +392,7 @@ _CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 
 def parse_actor(text: str, candidates: list[str]) -> ActorChoice | NoAnswer:
     """The chosen skill name: a call ``name(obs='current')``, else a bare candidate name."""
-    if refused := too_long("actor", text):
+    if (refused := too_long("actor", text)) is not None:
         return refused
     s = _sections("actor", text)
     body = s.get("skills", text or "")
