@@ -30,9 +30,12 @@ console = Console()
 err = Console(stderr=True, soft_wrap=True)
 
 
-def _fail(message: str) -> None:
-    if cli_state.debug and sys.exc_info()[1] is not None:
-        err.print_exception()  # --debug: the traceback of the error being reported
+def _fail(message: str, exc: BaseException | None = None) -> None:
+    exc = exc or sys.exc_info()[1]
+    if cli_state.debug and exc is not None:  # --debug: the traceback of the error being reported
+        from rich.traceback import Traceback
+
+        err.print(Traceback.from_exception(type(exc), exc, exc.__traceback__))
     err.print(f"[bold red]error:[/] {escape(message)}")
     raise typer.Exit(2)
 
@@ -157,10 +160,13 @@ def run(
                 f"{row['skill_errors']} skill errors{extra}"
             )
 
+        failure: Exception | None = None
         try:
             summary = run_session(cfg, on_episode=on_episode, progress=progress)
         except (ValueError, FileNotFoundError, ImportError) as e:
-            _fail(str(e))
+            failure = e
+    if failure is not None:  # reported once the progress display has let go of the terminal
+        _fail(str(failure), failure)
     if "headline" in summary:
         result = summary["headline"]
     else:

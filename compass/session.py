@@ -56,11 +56,18 @@ def run(
     if cfg.task is None:
         cfg = cfg.model_copy(update={"task": family.default_task})
     run_dir = Path(cfg.out) / (cfg.run_id or new_run_id(cfg))
-    library = SkillLibrary(library_root_for(cfg, family, run_dir), family.name)
-    planner = make_planner(cfg, library)  # before the env: a bad --vlm spec fails before a compile
-    env = make_env(cfg.env, epo=cfg.epo, max_steps=cfg.max_steps)
+    fresh = not run_dir.exists()
+    try:
+        library = SkillLibrary(library_root_for(cfg, family, run_dir), family.name)
+        # Planner and comm before the env: a bad --vlm spec or --comm mode fails before a compile.
+        planner = make_planner(cfg, library)
+        comm = make_comm(cfg)
+        env = make_env(cfg.env, epo=cfg.epo, max_steps=cfg.max_steps)
+    except BaseException:
+        if fresh:  # a run that never started leaves nothing behind (e.g. its library copy)
+            shutil.rmtree(run_dir, ignore_errors=True)
+        raise
     writer = RunWriter(run_dir)
-    comm = make_comm(cfg)
     scorer = family.make_scorer(env) if family.make_scorer else None
     runner = EpisodeRunner(env, planner, cfg, writer, comm=comm, on_step=scorer.on_step if scorer else None)
     writer.trace(

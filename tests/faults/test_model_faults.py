@@ -8,7 +8,11 @@ when it persists, counted as a failed call, never passed on as an answer; whole 
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -112,3 +116,25 @@ def test_whole_episode_under_a_30_percent_fault_rate(tmp_path, smax_protoss, mon
     # A call whose every attempt failed is a recorded, counted error (not an exception).
     failed = [rec for rec in records if rec.get("kind") == "vlm_error"]
     assert usage["errors"] == len(failed)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(400)
+def test_cli_run_shows_the_faults(tmp_path):
+    # A subprocess, as a user runs it (in-process, JAX's import detaches the test runner's stdout).
+    script = ScriptedVLM(synth_agent=None)
+    faults = [f for f in FAULTS if f != "timeout"]  # the CLI's client waits 60 s for an answer
+    injector = FaultInjector(lambda request: script(request.text), rate=0.3, seed=3, faults=faults)
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root), "COLUMNS": "250"}
+    env.pop("ANTHROPIC_API_KEY", None)
+    with FakeVLMServer(responder=injector) as server:
+        argv = ["run", "--vlm", server.spec("anthropic", "m"), "--max-steps", "8", "--decision-interval", "4"]
+        argv += ["--out", str(tmp_path), "--no-image"]
+        result = subprocess.run(
+            [sys.executable, "-m", "compass.cli", *argv], cwd=root, env=env, capture_output=True, text=True
+        )
+    assert result.returncode == 0, result.stderr[-3000:]
+    line = next(line for line in result.stdout.splitlines() if line.startswith("episode 0"))
+    assert sum(injector.counts.values()) > 0
+    assert "retried" in line, line  # the faults are shown, not hidden behind a clean-looking run
