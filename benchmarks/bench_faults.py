@@ -180,8 +180,15 @@ def run_episodes(api: str, rate: float, episodes: int, max_steps: int, seed: int
             comm = CommProtocol("multihop", seed=ep)
             comm.reset(ep)
             t0 = time.perf_counter()
+
+            async def play(ep=ep, writer=writer, comm=comm):
+                try:
+                    return await EpisodeRunner(env, planner, cfg, writer, comm=comm).run_episode(ep, ep)
+                finally:
+                    await planner.aclose()  # its connections belong to this event loop
+
             try:
-                result = asyncio.run(EpisodeRunner(env, planner, cfg, writer, comm=comm).run_episode(ep, ep))
+                result = asyncio.run(play())
             except Exception as exc:  # counted: an episode that does not complete is the failure measured
                 out["episodes"].append({"episode": ep, "error": f"{type(exc).__name__}: {exc}"})
                 writer.close()

@@ -10,6 +10,7 @@ never raises.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -243,13 +244,12 @@ def parse_bool(text: str) -> bool | None:
     return m.group(1).lower() in ("true", "yes")
 
 
-def _blocks(text: str) -> list[tuple[str, str]]:
+def _blocks(text: str) -> Iterator[tuple[str, str]]:
     """``(language, body)`` of each fenced block, in order; an unclosed block runs to the end.
 
     A fence (3+ backticks or tildes) may open anywhere; its language runs to the end of the line,
     and the block closes at a line starting with the same fence.
     """
-    out: list[tuple[str, str]] = []
     pos, n = 0, len(text)
     # Next occurrence of each fence kind, searched again only once passed (keeps this linear).
     nxt = {"```": -1, "~~~": -1}
@@ -277,22 +277,20 @@ def _blocks(text: str) -> list[tuple[str, str]]:
                 break
             p = text.find("\n", q)
         if close < 0:
-            out.append((lang, text[body_start:]))
-            break
-        out.append((lang, text[body_start:close]))
+            yield lang, text[body_start:]
+            return
+        yield lang, text[body_start:close]
         pos = _skip(text, close + 1, _SPACE) + len(fence)
-    return out
 
 
 def code_block(text: str) -> str:
     """The first fenced block's content (python preferred), else the text itself, stripped."""
-    blocks = [(lang.lower(), body) for lang, body in _blocks(text or "")]
-    for lang, body in blocks:
-        if lang in ("python", "py", "python3"):
+    first = None
+    for lang, body in _blocks(text or ""):
+        if lang.lower() in ("python", "py", "python3"):
             return body.strip("\n")
-    if blocks:
-        return blocks[0][1].strip("\n")
-    return (text or "").strip()
+        first = body if first is None else first
+    return first.strip("\n") if first is not None else (text or "").strip()
 
 
 _DEF = re.compile(r"^[ \t]*def[ \t]+\w+[ \t]*\(", re.MULTILINE)
