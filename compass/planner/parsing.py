@@ -111,11 +111,15 @@ def _names_regex(names: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(rf"(?=[{firsts}])(?:{alternatives})(?![A-Za-z0-9])", re.IGNORECASE)
 
 
+_RUNS: dict[str, re.Pattern[str]] = {}
+
+
 def _skip(line: str, i: int, chars: str) -> int:
-    n = len(line)
-    while i < n and line[i] in chars:
-        i += 1
-    return i
+    """The first index at or after ``i`` whose character is not in ``chars`` (a run scanned in C)."""
+    run = _RUNS.get(chars)
+    if run is None:
+        run = _RUNS[chars] = re.compile(f"[{re.escape(chars)}]*")
+    return run.match(line, i).end()  # type: ignore[union-attr]  # "*" always matches
 
 
 def _header(line: str, regex: re.Pattern[str], names: tuple[str, ...]) -> tuple[str, str] | None:
