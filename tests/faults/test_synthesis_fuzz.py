@@ -13,10 +13,11 @@ from hypothesis import given
 from compass.core.family import get_family
 from compass.games.combat.text import view_from_text
 from compass.planner.parsing import NoAnswer, SkillCode, parse_repair, parse_synthesis
-from compass.planner.synthesis import MergeError, apply_fix, build_candidate, rename_function, try_skill
+from compass.planner.synthesis import MergeError, apply_fix, build_candidate, try_skill
 from compass.sandbox import SkillError
 from compass.skills.check import load_observations, observations_path
 from compass.skills.library import SkillLibrary
+from compass.skills.skill import rename_function
 from tests.faults.fuzz import FUZZ, code_lines
 
 CAUSES = {"shape", "syntax", "encoding", "recursion", "renaming", "docstring"}
