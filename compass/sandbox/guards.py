@@ -487,10 +487,6 @@ def make_builtins(modules: dict[str, object], budget: Budget) -> dict[str, objec
     b["range"] = guarded_range
     b["bytes"] = guarded_bytes
     b["__import__"] = guarded_import
-    # Exceptions outside Exception would escape every ``except Exception`` above the skill and end
-    # the run (``raise SystemExit`` in a skill exited the whole process).
-    for name in ("BaseException", "SystemExit", "KeyboardInterrupt", "GeneratorExit"):
-        b.pop(name, None)
     return b
 
 
