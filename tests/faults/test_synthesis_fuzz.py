@@ -13,7 +13,7 @@ from hypothesis import given
 from compass.core.family import get_family
 from compass.games.combat.text import view_from_text
 from compass.planner.parsing import NoAnswer, SkillCode, parse_repair, parse_synthesis
-from compass.planner.synthesis import MergeError, apply_fix, build_candidate, try_skill
+from compass.planner.synthesis import MergeError, apply_fix, build_candidate, try_skill, whole_candidate
 from compass.sandbox import SkillError
 from compass.skills.check import load_observations, observations_path
 from compass.skills.library import SkillLibrary
@@ -52,6 +52,21 @@ def test_synthesis_candidates_are_built_or_rejected_with_a_cause(code):
             continue
         error = try_skill(built, "race_adaptive_combat_fuzz", "combat", VIEW)
         assert error is None or isinstance(error, SkillError)
+
+
+@FUZZ
+@given(code=code_lines)
+def test_whole_skill_candidates_are_built_or_rejected_with_a_cause(code):
+    parsed = parse_synthesis(f"##Skill_generation##:\n```python\n{code}\n```")
+    if not isinstance(parsed, SkillCode) or parsed.code is None:
+        return
+    try:
+        candidate = whole_candidate(parsed.code, "fuzz the whole synthesis")
+    except MergeError as exc:
+        assert exc.cause in CAUSES and str(exc)
+        return
+    error = try_skill(candidate.code, candidate.name, "combat", VIEW)
+    assert error is None or isinstance(error, SkillError)
 
 
 @FUZZ
@@ -97,3 +112,13 @@ def test_a_skill_that_raises_system_exit_is_a_recorded_error():
     error = try_skill(code, "s", "combat", VIEW)
     assert isinstance(error, SkillError) and "SystemExit" in str(error)
     assert get_family("combat").skill_api  # the family's API is what ran it
+
+
+@pytest.mark.parametrize(
+    ("expr", "cause"),
+    [("'\ud800'", "encoding"), ("+".join(["1"] * 20_000), "recursion"), ("'unterminated", "syntax")],
+)
+def test_known_crashers_are_rejections_in_whole_mode(expr, cause):
+    with pytest.raises(MergeError) as info:
+        whole_candidate(f"def kite(obs):\n    return {expr}\n", "kite")
+    assert info.value.cause == cause
