@@ -336,6 +336,9 @@ class IsolatedExecutor:
         self.close()
 
     def __del__(self) -> None:
-        with contextlib.suppress(Exception):
+        # No module globals here: at interpreter shutdown they may already be None.
+        try:
             for w in [*self._workers, *([self._spare] if self._spare else [])]:
                 w.proc.kill()
+        except Exception:  # noqa: S110 - best effort; the worker also dies with its pipe
+            pass
