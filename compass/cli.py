@@ -17,6 +17,7 @@ from rich.table import Column, Table
 from compass.cli_errors import ErrorReportingGroup, set_debug
 from compass.cli_errors import state as cli_state
 from compass.config import DEFAULT_ENV, RunConfig
+from compass.eval.cli import register as register_eval
 
 app = typer.Typer(
     cls=ErrorReportingGroup,
@@ -26,6 +27,7 @@ app = typer.Typer(
 )
 skills_app = typer.Typer(no_args_is_help=True, help="Inspect and check the skill library.")
 app.add_typer(skills_app, name="skills")
+register_eval(app)  # compass eval, compass runs (compass/eval/cli.py)
 console = Console()
 err = Console(stderr=True, soft_wrap=True)
 

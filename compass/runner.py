@@ -78,6 +78,7 @@ class EpisodeRunner:
         writer: RunWriter,
         comm: Any = None,
         on_step: Any = None,
+        external: frozenset[int] = frozenset(),
     ) -> None:
         self.env = env
         self.planner = planner
@@ -86,6 +87,8 @@ class EpisodeRunner:
         self.writer = writer
         self.comm = comm
         self.on_step = on_step
+        # Agents whose actions come from elsewhere (compass.eval.controllers.TeamEnv): no decisions, no skills.
+        self.external = external
         self.frames: list[np.ndarray] = []
         self.task = cfg.task or default_task(env.family)
 
@@ -125,7 +128,7 @@ class EpisodeRunner:
     ) -> dict[int, str]:
         due: dict[int, str] = {}
         for v, s in zip(views, states, strict=True):
-            if not v.alive:
+            if not v.alive or v.agent_id in self.external:
                 continue
             new = {e.id for e in v.enemies} - s.seen_enemies
             s.seen_enemies |= new
@@ -255,7 +258,7 @@ class EpisodeRunner:
             batch = [(lib.compiled[s.skill], v) for v, s in zip(perceived, states, strict=True) if v.alive]
             batch_results = iter(executor.run_batch(batch))
             for v, s in zip(perceived, states, strict=True):
-                if not v.alive:
+                if not v.alive or v.agent_id in self.external:
                     actions.append(0)
                     skills.append(None)
                     continue

@@ -64,6 +64,9 @@ class EnvOptions:
 
     epo: bool = False
     max_steps: int | None = None
+    #: the opposing team is driven from outside (``env.step(actions, enemy_actions)``, ``env.enemy_views()``)
+    #: instead of the environment's built-in opponent; families without one refuse it
+    external_enemy: bool = False
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,8 @@ class GameFamily:
     #: which way the map's ``y`` grows on screen: ``north`` (world coordinates: SMAX, SMACv2) or
     #: ``south`` (grid rows: ALEM), so the minimap is drawn the way the text describes the map
     y_axis: Literal["north", "south"] = "north"
+    #: family-specific unit controller kinds (``compass.core.controller``), e.g. ``heuristic``, ``mappo``
+    controllers: dict[str, Callable[..., Any]] = field(default_factory=dict)
 
     @property
     def prompts_dir(self) -> Path:
@@ -173,7 +178,10 @@ def family_for_env(env_spec: str) -> GameFamily:
     return kinds[kind]
 
 
-def make_env(env_spec: str, *, epo: bool = False, max_steps: int | None = None) -> MultiAgentEnv:
+def make_env(
+    env_spec: str, *, epo: bool = False, max_steps: int | None = None, external_enemy: bool = False
+) -> MultiAgentEnv:
     """Build an adapter from ``smax:protoss_5_vs_5``, ``smacv2:terran_5_vs_6``, ``alem:hard``..."""
     kind, _, scenario = env_spec.partition(":")
-    return family_for_env(env_spec).make_env(kind, scenario, EnvOptions(epo=epo, max_steps=max_steps))
+    options = EnvOptions(epo=epo, max_steps=max_steps, external_enemy=external_enemy)
+    return family_for_env(env_spec).make_env(kind, scenario, options)

@@ -46,3 +46,48 @@ def summarize_outcomes(episodes: list[dict]) -> dict:
         "mean_return_ci95": [r_lo, r_hi],
         "mean_steps": float(np.mean([e["steps"] for e in episodes])) if n else 0.0,
     }
+
+
+def seed_bootstrap_ci(
+    values: list[float] | np.ndarray,
+    seeds: list[int] | np.ndarray | None = None,
+    strata: list | np.ndarray | None = None,
+    n_boot: int = 10_000,
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> tuple[float, float, float]:
+    """Mean and percentile-bootstrap CI, resampling whole seeds within each stratum.
+
+    Episodes of one seed move together (a cluster: e.g. repeats of a seed), and each stratum (e.g.
+    an environment) keeps its number of seeds in every resample, so a pooled figure is not skewed
+    by one scenario drawing more seeds than another. With one stratum and one episode per seed
+    this is the ordinary percentile bootstrap of the mean.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    if x.size == 0:
+        return (0.0, 0.0, 0.0)
+    seeds_a = np.arange(x.size) if seeds is None else np.asarray(seeds)
+    strata_a = np.zeros(x.size, dtype=int) if strata is None else np.asarray(strata)
+    rng = np.random.default_rng(seed)
+    total_sum = np.zeros(n_boot)
+    total_n = np.zeros(n_boot)
+    for h in sorted(set(strata_a.tolist()), key=str):
+        in_h = strata_a == h
+        clusters = sorted(set(seeds_a[in_h].tolist()))
+        sums = np.array([x[in_h & (seeds_a == c)].sum() for c in clusters])
+        counts = np.array([(in_h & (seeds_a == c)).sum() for c in clusters], dtype=np.float64)
+        pick = rng.integers(0, len(clusters), size=(n_boot, len(clusters)))
+        total_sum += sums[pick].sum(axis=1)
+        total_n += counts[pick].sum(axis=1)
+    means = total_sum / total_n
+    lo, hi = np.quantile(means, [alpha / 2, 1 - alpha / 2])
+    return float(x.mean()), float(lo), float(hi)
+
+
+def sign_test(a_only: int, b_only: int) -> float:
+    """Two-sided exact sign test on discordant pairs (seeds one side won and the other did not)."""
+    n = a_only + b_only
+    if n == 0:
+        return 1.0
+    k = min(a_only, b_only)
+    return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2**n)

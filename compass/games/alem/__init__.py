@@ -23,6 +23,9 @@ MINIMAP_LEGEND = (
 def _alem(scenario: str, options: EnvOptions) -> MultiAgentEnv:
     from compass.games.alem.env import make_alem
 
+    if options.external_enemy:
+        raise ValueError("alem: all agents are one team; there is no enemy team to control")
+
     return make_alem(scenario, max_steps=options.max_steps or 10000)
 
 

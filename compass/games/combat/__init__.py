@@ -25,13 +25,32 @@ FRAME_LEGEND = (
 def _smax(scenario: str, options: EnvOptions) -> MultiAgentEnv:
     from compass.games.combat.smax import DEFAULT_MAX_STEPS, SmaxEnv
 
-    return SmaxEnv(scenario, epo=options.epo, max_steps=options.max_steps or DEFAULT_MAX_STEPS)
+    return SmaxEnv(
+        scenario,
+        epo=options.epo,
+        max_steps=options.max_steps or DEFAULT_MAX_STEPS,
+        enemy="external" if options.external_enemy else "heuristic",
+    )
 
 
 def _smacv2(scenario: str, options: EnvOptions) -> MultiAgentEnv:
     from compass.games.combat.smacv2.env import make_smacv2
 
+    if options.external_enemy:
+        raise ValueError(
+            "smacv2: the enemy team is StarCraft II's built-in AI; only smax: takes an enemy controller"
+        )
+
     return make_smacv2(scenario, epo=options.epo, max_steps=options.max_steps)
+
+
+def _controller(kind: str):
+    def factory(env, team, units, arg):
+        from compass.games.combat.controllers import CONTROLLERS
+
+        return CONTROLLERS[kind](env, team, units, arg)
+
+    return factory
 
 
 FAMILY = GameFamily(
@@ -44,4 +63,5 @@ FAMILY = GameFamily(
     frame_legend=FRAME_LEGEND,
     view_from_text=view_from_text,
     scenarios={"smax": tuple(SCENARIOS), "smacv2": tuple(s for s in SCENARIOS if "_5_vs_" in s)},
+    controllers={"heuristic": _controller("heuristic"), "mappo": _controller("mappo")},
 )

@@ -42,6 +42,23 @@ class _Compiled:
     step: object
     type_params: dict[str, np.ndarray]
     step_len: np.ndarray  # distance travelled per env step, by unit type
+    _two_team: tuple | None = None
+
+    def two_team(self) -> tuple:
+        """(step with every unit's native action, SMAX observations of all units, native avail masks).
+
+        Jitted on first use only: the default (heuristic enemy) path never compiles them.
+        """
+        if self._two_team is None:
+            import jax
+
+            inner = self.env._env
+            self._two_team = (
+                jax.jit(inner.step_env),
+                jax.jit(inner.get_obs),
+                jax.jit(inner.get_avail_actions),
+            )
+        return self._two_team
 
 
 @cache
@@ -97,7 +114,14 @@ class SmaxEnv:
         epo: bool = False,
         prob_obs_enemy: float | None = None,
         max_steps: int = DEFAULT_MAX_STEPS,
+        enemy: str = "heuristic",
     ) -> None:
+        if enemy not in ("heuristic", "external"):
+            raise ValueError(
+                f"enemy must be 'heuristic' (SMAX's built-in policy) or 'external', got {enemy!r}"
+            )
+        # external: the enemy team's actions come with each step (step(actions, enemy_actions)).
+        self.enemy = enemy
         self.spec: CombatScenario = get_scenario(scenario)
         self.scenario = scenario
         self.epo = epo
@@ -119,6 +143,7 @@ class SmaxEnv:
         self._spotted = np.zeros(self.n_enemies, dtype=bool)
         self.unit_types: tuple[list[str], list[str]] = ([], [])
         self._prev_alive: np.ndarray | None = None  # who was alive before this step (deaths seen)
+        self._enemy_last_actions = np.zeros(self.n_enemies, dtype=np.int64)
 
     # --- episode control ----------------------------------------------------------------------
 
@@ -161,6 +186,7 @@ class SmaxEnv:
         self._state = state.replace(state=inner)
         self.t = 0
         self._last_actions[:] = 0
+        self._enemy_last_actions[:] = 0
         self._spotted[:] = False
         self._observed[:] = not self._epo_active
         self._snapshot()
@@ -171,15 +197,27 @@ class SmaxEnv:
     def _epo_active(self) -> bool:
         return self.prob_obs_enemy < 1.0
 
-    def step(self, actions: list[int]) -> StepResult:
-        """Apply one SMACv2-indexed action per ally."""
+    def step(self, actions: list[int], enemy_actions: list[int] | None = None) -> StepResult:
+        """Apply one SMACv2-indexed action per ally (and per enemy unit when ``enemy="external"``;
+        enemy actions are in the enemy team's own frame: attack ``6 + j`` targets our agent ``j``)."""
         import jax
 
         if len(actions) != self.n_agents:
             raise ValueError(f"expected {self.n_agents} actions, got {len(actions)}")
+        if (enemy_actions is None) != (self.enemy == "heuristic"):
+            raise ValueError("enemy_actions are given exactly when the env was made with enemy='external'")
         native = {f"ally_{i}": self._to_smax(i, int(a)) for i, a in enumerate(actions)}
         self._key, step_key = jax.random.split(self._key)
-        _, self._state, rewards, dones, _ = self._c.step(step_key, self._state, native)
+        if enemy_actions is None:
+            _, self._state, rewards, dones, _ = self._c.step(step_key, self._state, native)
+        else:
+            if len(enemy_actions) != self.n_enemies:
+                raise ValueError(f"expected {self.n_enemies} enemy actions, got {len(enemy_actions)}")
+            for j, a in enumerate(enemy_actions):
+                native[f"enemy_{j}"] = self._enemy_to_smax(j, int(a))
+            _, inner, rewards, _, _ = self._c.two_team()[0](step_key, self._state.state, native)
+            self._state = self._state.replace(state=inner)
+            self._enemy_last_actions[:] = [int(a) for a in enemy_actions]
         self.t += 1
         self._last_actions[:] = [int(a) for a in actions]
         self._prev_alive = self.snap.alive.copy()
@@ -220,6 +258,19 @@ class SmaxEnv:
             return _SMAX_MOVE[self._direction_towards(s.pos[u] - s.pos[i])] if s.alive[u] else _SMAX_STOP
         return _SMAX_STOP  # no-op and stop
 
+    def _enemy_to_smax(self, j: int, a: int) -> int:
+        """An enemy unit's SMACv2-indexed action (its own frame) as SMAX's native enemy action."""
+        if a < ATTACK_OFFSET:
+            return self._to_smax(j, a) if a in _SMAX_MOVE else _SMAX_STOP
+        i = a - ATTACK_OFFSET
+        if not 0 <= i < self.n_agents:
+            raise ValueError(f"enemy action {a} targets agent #{i}; there are {self.n_agents} agents")
+        s = self.snap
+        u = self.n_agents + j
+        if np.linalg.norm(s.pos[i] - s.pos[u]) < s.attack[u]:
+            return _SMAX_ATTACK_OFFSET + self.n_agents - 1 - i  # SMAX counts the enemy's targets in reverse
+        return _SMAX_MOVE[self._direction_towards(s.pos[i] - s.pos[u])] if s.alive[i] else _SMAX_STOP
+
     @staticmethod
     def _direction_towards(delta: np.ndarray) -> int:
         if abs(delta[0]) >= abs(delta[1]):
@@ -228,23 +279,7 @@ class SmaxEnv:
 
     def avail_actions(self, i: int) -> tuple[int, ...]:
         """SMACv2 rules: no-op only when dead; moves that don't run into the map edge; attacks."""
-        s = self.snap
-        if not s.alive[i]:
-            return (0,)
-        avail = [STOP]
-        step_len = self._c.step_len[s.types[i]]
-        w, h = s.map_size
-        for a, (dx, dy) in _DIR_VEC.items():
-            nx, ny = s.pos[i, 0] + dx * step_len, s.pos[i, 1] + dy * step_len
-            # SMAX kills units that touch the wall; keep half a unit of clearance.
-            if 0.5 <= nx <= w - 0.5 and 0.5 <= ny <= h - 0.5:
-                avail.append(a)
-        enemies = np.arange(self.n_agents, self.n_agents + self.n_enemies)
-        dist = np.linalg.norm(s.pos[enemies] - s.pos[i], axis=1)
-        for j, u in enumerate(enemies):
-            if s.alive[u] and (self._epo_active or dist[j] < s.attack[i]):
-                avail.append(ATTACK_OFFSET + j)
-        return tuple(sorted(avail))
+        return _avail(self.snap, i, self.n_agents, self.n_enemies, self._c.step_len, self._epo_active)
 
     # --- observation ----------------------------------------------------------------------------
 
@@ -289,17 +324,7 @@ class SmaxEnv:
                 self._observed[j, seers[int(self._rng.integers(len(seers)))]] = True
 
     def _own(self, i: int) -> OwnUnit:
-        s = self.snap
-        return OwnUnit(
-            s.type_name(i),
-            float(s.pos[i, 0]),
-            float(s.pos[i, 1]),
-            float(s.health[i]) if s.alive[i] else 0.0,
-            float(s.sight[i]),
-            float(s.attack[i]),
-            int(self._last_actions[i]),
-            *s.map_size,
-        )
+        return _own_unit(self.snap, i, int(self._last_actions[i]))
 
     def _obs(self, i: int) -> CombatObs:
         return CombatObs(shield=0.0, weapon_cooldown=float(self.snap.cooldown[i]))
@@ -329,8 +354,107 @@ class SmaxEnv:
             for i in range(self.n_agents)
         ]
 
+    # --- the enemy team, when it is controlled from outside (enemy="external") --------------------
+
+    def _mirrored(self) -> tuple[Snapshot, np.ndarray | None]:
+        """The snapshot (and previous alive mask) with the enemy team first: its own frame."""
+        s, n = self.snap, self.n_agents
+        order = np.r_[n : n + self.n_enemies, 0:n]
+        m = Snapshot(
+            pos=s.pos[order],
+            alive=s.alive[order],
+            health=s.health[order],
+            types=s.types[order],
+            cooldown=s.cooldown[order],
+            n_allies=self.n_enemies,
+            sight=s.sight[order],
+            attack=s.attack[order],
+            map_size=s.map_size,
+        )
+        return m, None if self._prev_alive is None else self._prev_alive[order]
+
+    def enemy_views(self) -> list[AgentView]:
+        """One view per enemy unit in the enemy team's frame (its units are agents ``0..``, ours
+        are its enemies ``j``), with full observability: EPO applies to our team only."""
+        m, prev = self._mirrored()
+        observed = np.ones((self.n_agents, self.n_enemies), dtype=bool)
+        last = self._enemy_last_actions
+        views = []
+        for j in range(self.n_enemies):
+            deaths = deaths_seen_by(m, prev, j, self.n_enemies, observed)
+            views.append(
+                combat_agent_view(
+                    j,
+                    self.t,
+                    m,
+                    _own_unit(m, j, int(last[j])),
+                    CombatObs(shield=0.0, weapon_cooldown=float(m.cooldown[j])),
+                    entities_seen_by(m, j, self.n_enemies, observed, last),
+                    _avail(m, j, self.n_enemies, self.n_agents, self._c.step_len, False),
+                    render_combat_text,
+                    {"deaths_seen": deaths} if deaths else {},
+                )
+            )
+        return views
+
+    def native_obs(self, team: int) -> tuple[np.ndarray, np.ndarray]:
+        """SMAX's own observation vectors and native action masks of one team (0 ours, 1 the enemy):
+        ``(obs[n_units, obs_dim], avail[n_units, n_native_actions])``, as MAPPO and SMAX's heuristic see them."""
+        import jax
+
+        _, get_obs, get_avail = self._c.two_team()
+        obs, avail = jax.device_get((get_obs(self._state.state), get_avail(self._state.state)))
+        names = (
+            [f"ally_{i}" for i in range(self.n_agents)]
+            if team == 0
+            else [f"enemy_{j}" for j in range(self.n_enemies)]
+        )
+        return np.stack([np.asarray(obs[a]) for a in names]), np.stack([np.asarray(avail[a]) for a in names])
+
+    def native_to_smacv2(self, team: int, action: int) -> int:
+        """A native SMAX action of a unit of ``team`` as the SMACv2 index in that team's frame."""
+        if action < _SMAX_ATTACK_OFFSET:
+            return {v: k for k, v in _SMAX_MOVE.items()}.get(action, STOP)
+        k = action - _SMAX_ATTACK_OFFSET
+        return ATTACK_OFFSET + (k if team == 0 else self.n_agents - 1 - k)
+
     def render_global(self) -> np.ndarray:
         """Whole-map RGB frame of the current step."""
         from compass.games.combat.render import render_global
 
         return render_global(self.snap, step=self.t)
+
+
+def _own_unit(s: Snapshot, i: int, last_action: int) -> OwnUnit:
+    return OwnUnit(
+        s.type_name(i),
+        float(s.pos[i, 0]),
+        float(s.pos[i, 1]),
+        float(s.health[i]) if s.alive[i] else 0.0,
+        float(s.sight[i]),
+        float(s.attack[i]),
+        last_action,
+        *s.map_size,
+    )
+
+
+def _avail(
+    s: Snapshot, i: int, n_own: int, n_other: int, step_lens: np.ndarray, epo: bool
+) -> tuple[int, ...]:
+    """SMACv2 rules for unit ``i`` of a snapshot whose first ``n_own`` units are its team."""
+    if not s.alive[i]:
+        return (0,)
+    avail = [STOP]
+    step_len = step_lens[s.types[i]]
+    w, h = s.map_size
+    for a, (dx, dy) in _DIR_VEC.items():
+        nx, ny = s.pos[i, 0] + dx * step_len, s.pos[i, 1] + dy * step_len
+        # SMAX kills units that touch the wall; keep half a unit of clearance.
+        if 0.5 <= nx <= w - 0.5 and 0.5 <= ny <= h - 0.5:
+            avail.append(a)
+    enemies = np.arange(n_own, n_own + n_other)
+    dist = np.linalg.norm(s.pos[enemies] - s.pos[i], axis=1)
+    for j, u in enumerate(enemies):
+        if s.alive[u] and (epo or dist[j] < s.attack[i]):
+            avail.append(ATTACK_OFFSET + j)
+    return tuple(sorted(avail))

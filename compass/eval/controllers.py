@@ -1,0 +1,308 @@
+"""Who drives which unit: team specs, game-independent controllers and the two-team env wrapper.
+
+A team spec is one line: ``compass`` (every unit), or per unit ranges such as
+``0-2 compass, 3-4 mappo:ckpt/``. Kinds:
+
+- ``compass``: the configuration's own planner (``planner: library`` or ``vlm``)
+- ``library``: library only (the skill retrieved for the task), no VLM
+- ``vlm``: the five-module VLM planner (needs ``vlm:`` in the configuration)
+- ``skill:NAME``: one library skill, every step
+- ``random``: a uniformly random available action
+- family kinds (``GameFamily.controllers``), e.g. combat's ``heuristic`` (SMAX's scripted policy)
+  and ``mappo:CKPT_DIR`` (a trained policy, docs/eval.md)
+
+Units driven by ``compass``/``library``/``vlm``/``skill`` on our team go through the episode runner
+(decisions, communication, sandboxed skills, trace); the other kinds, and the whole enemy team,
+act inside :class:`TeamEnv` each step.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from compass.comm import CommProtocol
+from compass.core.controller import ALLY, ENEMY, UnitController
+from compass.core.types import AgentView, MultiAgentEnv, StepResult
+from compass.planner.base import Decision, DecisionContext, Planner
+from compass.sandbox.runtime import make_executor
+from compass.skills.library import SkillLibrary
+
+#: kinds that run skills through the planner machinery (our team: the runner)
+SKILL_KINDS = ("compass", "library", "vlm", "skill")
+GENERIC_KINDS = (*SKILL_KINDS, "random")
+_ITEM = re.compile(
+    r"^\s*(?:(?P<units>\d+(?:\s*-\s*\d+)?(?:\s*(?:\+|&)\s*\d+(?:\s*-\s*\d+)?)*)\s+)?(?P<kind>[a-z_]+)(?::(?P<arg>\S+))?\s*$"
+)
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """``units`` (None: every unit) are driven by ``kind`` (with ``arg`` after the colon)."""
+
+    units: tuple[int, ...] | None
+    kind: str
+    arg: str | None = None
+
+    def __str__(self) -> str:
+        kind = f"{self.kind}:{self.arg}" if self.arg else self.kind
+        return kind if self.units is None else f"{_ranges(self.units)} {kind}"
+
+
+def _ranges(units: tuple[int, ...]) -> str:
+    return "+".join(str(u) for u in units)
+
+
+def _known_kinds() -> set[str]:
+    from compass.core.family import families
+
+    return set(GENERIC_KINDS) | {k for f in families().values() for k in f.controllers}
+
+
+def parse_team(text: str) -> list[Assignment]:
+    """Parse ``compass`` or ``0-2 compass, 3-4 mappo:ckpt``; unknown kinds and overlaps are errors."""
+    items = [x for x in text.split(",")]
+    if not text.strip():
+        raise ValueError("empty team spec")
+    out: list[Assignment] = []
+    seen: set[int] = set()
+    known = _known_kinds()
+    for item in items:
+        m = _ITEM.match(item)
+        if not m:
+            raise ValueError(
+                f"cannot read {item.strip()!r}: write UNITS KIND, e.g. '0-2 compass, 3-4 random'"
+            )
+        kind, arg = m["kind"], m["arg"]
+        if kind not in known:
+            raise ValueError(f"unknown controller {kind!r}; valid: {', '.join(sorted(known))}")
+        if kind == "skill" and not arg:
+            raise ValueError("skill needs a skill name: skill:NAME")
+        if kind in ("compass", "library", "vlm", "random") and arg:
+            raise ValueError(f"{kind} takes no argument, got {kind}:{arg}")
+        units: tuple[int, ...] | None = None
+        if m["units"] is not None:
+            us: list[int] = []
+            for part in re.split(r"\s*[+&]\s*", m["units"]):
+                lo, _, hi = part.partition("-")
+                a, b = int(lo), int(hi or lo)
+                if b < a:
+                    raise ValueError(f"unit range {part!r} runs backwards")
+                us.extend(range(a, b + 1))
+            if seen & set(us):
+                raise ValueError(f"unit {min(seen & set(us))} is assigned twice")
+            seen |= set(us)
+            units = tuple(us)
+        elif len(items) > 1:
+            raise ValueError(f"{item.strip()!r} needs its units when the team has several controllers")
+        out.append(Assignment(units, kind, arg))
+    return out
+
+
+def resolve(assignments: list[Assignment], n_units: int, what: str) -> dict[int, Assignment]:
+    """unit -> assignment for a team of ``n_units``; every unit exactly once."""
+    out: dict[int, Assignment] = {}
+    for a in assignments:
+        for u in a.units if a.units is not None else range(n_units):
+            if u >= n_units:
+                raise ValueError(f"{what}: unit {u} does not exist (units 0-{n_units - 1})")
+            out[u] = a
+    missing = [u for u in range(n_units) if u not in out]
+    if missing:
+        raise ValueError(f"{what}: no controller for unit(s) {', '.join(map(str, missing))}")
+    return out
+
+
+# --- game-independent controllers ---------------------------------------------------------------
+
+
+class RandomController:
+    """A uniformly random available action per unit (seeded by episode seed and team)."""
+
+    def __init__(self, team: int, units: tuple[int, ...]) -> None:
+        self.team, self.units = team, units
+
+    def reset(self, seed: int) -> None:
+        self._rng = np.random.default_rng([seed, self.team, 0x5EED])
+
+    def act(self, env: MultiAgentEnv, views: list[AgentView]) -> dict[int, int]:
+        return {u: int(self._rng.choice(views[u].avail_actions)) for u in self.units if views[u].alive}
+
+
+class SkillController:
+    """One library skill run every step in the sandbox, for units of the enemy team."""
+
+    def __init__(
+        self, team: int, units: tuple[int, ...], library: SkillLibrary, skill: str, api: str, isolation
+    ):
+        if skill not in library:
+            raise ValueError(f"skill {skill!r} is not in the library {library.dir}")
+        self.team, self.units, self.skill = team, units, library.compiled[skill]
+        self.api, self.isolation, self._executor = api, isolation, None
+
+    def reset(self, seed: int) -> None:
+        if self._executor is not None:
+            self._executor.close()
+        self._executor = make_executor(self.api, seed * 2 + self.team, self.isolation)
+
+    def act(self, env: MultiAgentEnv, views: list[AgentView]) -> dict[int, int]:
+        return {u: self._executor.run(self.skill, views[u]).action for u in self.units if views[u].alive}
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.close()
+
+
+class FixedSkillPlanner:
+    """A planner that always picks one skill (``skill:NAME`` on our team)."""
+
+    def __init__(self, library: SkillLibrary, skill: str) -> None:
+        if skill not in library:
+            raise ValueError(f"skill {skill!r} is not in the library {library.dir}")
+        self.library, self.skill = library, skill
+
+    async def decide(self, ctx: DecisionContext) -> Decision:
+        return Decision(self.skill, ctx.subtask or ctx.task, [{"module": "fixed", "skill": self.skill}])
+
+
+class UnitPlanners:
+    """Dispatches each agent's decisions to its own planner (a heterogeneous team)."""
+
+    def __init__(self, library: SkillLibrary, by_agent: dict[int, Planner]) -> None:
+        self.library, self.by_agent = library, by_agent
+        self._distinct = list({id(p): p for p in by_agent.values()}.values())
+        hooks = [p.observe_step for p in self._distinct if hasattr(p, "observe_step")]
+        if hooks:
+            self.observe_step = lambda *a: [h(*a) for h in hooks]
+
+    async def decide(self, ctx: DecisionContext) -> Decision:
+        return await self.by_agent[ctx.agent_id].decide(ctx)
+
+    def usage_for_episode(self, episode: int) -> dict[str, Any]:
+        total: dict[str, Any] = {}
+        for p in self._distinct:
+            if hasattr(p, "usage_for_episode"):
+                for k, v in p.usage_for_episode(episode).items():
+                    if isinstance(v, int | float):
+                        total[k] = total.get(k, 0) + v
+        return total
+
+    async def aclose(self) -> None:
+        for p in self._distinct:
+            if hasattr(p, "aclose"):
+                await p.aclose()
+
+
+class TeamEnv:
+    """The environment as the runner sees it, with some of our units and the enemy team driven by
+    controllers. Everything else is delegated to the wrapped environment."""
+
+    def __init__(
+        self,
+        env: MultiAgentEnv,
+        ally: list[UnitController],
+        enemy: list[UnitController] | None = None,
+        enemy_comm: CommProtocol | None = None,
+    ) -> None:
+        self.env, self.ally, self.enemy, self.enemy_comm = env, ally, enemy, enemy_comm
+        self.external_agents = frozenset(u for c in ally for u in c.units)
+        self._views: list[AgentView] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.env, name)
+
+    def reset(self, seed: int) -> list[AgentView]:
+        self._views = self.env.reset(seed)
+        for c in (*self.ally, *(self.enemy or ())):
+            c.reset(seed)
+        if self.enemy_comm is not None:
+            self.enemy_comm.reset(seed)
+        return self._views
+
+    def _enemy_views(self) -> list[AgentView]:
+        views = self.env.enemy_views()
+        if self.enemy_comm is None:
+            return views
+        self.enemy_comm.exchange(self.env.t, views)
+        out = []
+        for v in views:
+            relayed = self.enemy_comm.relayed_for(v.agent_id, v) if v.alive else ()
+            out.append(v.with_entities(v.entities + tuple(relayed)) if relayed else v)
+        return out
+
+    def step(self, actions: list[int]) -> StepResult:
+        actions = list(actions)
+        for c in self.ally:
+            for u, a in c.act(self.env, self._views).items():
+                actions[u] = a
+        if self.enemy is None:
+            res = self.env.step(actions)
+        else:
+            views = self._enemy_views()
+            enemy_actions = [0] * len(views)
+            for c in self.enemy:
+                for u, a in c.act(self.env, views).items():
+                    enemy_actions[u] = a
+            res = self.env.step(actions, enemy_actions)
+        self._views = res.views
+        return res
+
+    def close(self) -> None:
+        for c in (*self.ally, *(self.enemy or ())):
+            if hasattr(c, "close"):
+                c.close()
+
+
+def build_controller(
+    a: Assignment,
+    units: tuple[int, ...],
+    team: int,
+    env: MultiAgentEnv,
+    family,
+    library_for,
+    api,
+    isolation,
+    task,
+) -> UnitController:
+    """A controller for ``units`` of ``team`` (not for our team's skill kinds: those are planners)."""
+    if a.kind == "random":
+        return RandomController(team, units)
+    if a.kind in ("skill", "library"):
+        lib = library_for()
+        name = a.arg if a.kind == "skill" else _retrieved(lib, task)
+        return SkillController(team, units, lib, name, api, isolation)
+    if a.kind in ("compass", "vlm"):
+        raise ValueError(
+            f"{a.kind} cannot drive the enemy team (yet); use library, skill:NAME or a scripted kind"
+        )
+    if a.kind not in family.controllers:
+        raise ValueError(
+            f"{family.name} has no {a.kind!r} controller; its kinds: "
+            f"{', '.join(sorted([*GENERIC_KINDS, *family.controllers]))}"
+        )
+    return family.controllers[a.kind](env, team, units, a.arg)
+
+
+def _retrieved(lib: SkillLibrary, task: str) -> str:
+    hits = lib.retrieve(task, k=1)
+    if not hits:
+        raise RuntimeError(f"skill library {lib.dir} has no loadable skills")
+    return hits[0].skill.name
+
+
+__all__ = [
+    "ALLY",
+    "ENEMY",
+    "Assignment",
+    "FixedSkillPlanner",
+    "RandomController",
+    "SkillController",
+    "TeamEnv",
+    "UnitPlanners",
+    "build_controller",
+    "parse_team",
+    "resolve",
+]

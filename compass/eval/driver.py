@@ -1,0 +1,128 @@
+"""Run a plan: skip finished episodes, play the rest on local worker processes or Ray, append rows.
+
+Local: ``workers == 1`` plays in this process; more use a ``spawn`` process pool (JAX and fork do
+not mix). Ray: one task per episode with ``num_cpus=1`` declared, scheduled by Ray, results
+streamed back with ``ray.wait`` as they finish. Both call the same
+:func:`compass.eval.episode.play_episode`, so they give the same per-seed results.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from compass.eval.episode import play_episode
+from compass.eval.spec import Job, Plan, SpecError
+from compass.eval.store import REPORT_FILES, EpisodeStore, read_meta, write_meta
+
+
+@dataclass
+class Prepared:
+    """A run directory ready to (re)start: what is done and what is left."""
+
+    run_dir: Path
+    store: EpisodeStore
+    todo: list[Job]
+    total: int
+
+
+def prepare(plan: Plan, out: str | Path) -> Prepared:
+    """Open ``<out>/<plan.name>``; refuse it if a configuration of the same name changed since."""
+    run_dir = Path(out) / plan.name
+    meta = read_meta(run_dir)
+    old = meta.get("configs", {})
+    for c in plan.configs:
+        if c.name in old and old[c.name]["key"] != c.key():
+            raise SpecError(
+                f"{run_dir} already holds configuration {c.name!r} with different settings; "
+                "rename it, or use another --out or spec name"
+            )
+    store = EpisodeStore(run_dir)
+    configs = {**old, **{c.name: {"key": c.key(), "fields": c.fields()} for c in plan.configs}}
+    order = list(dict.fromkeys([*meta.get("config_order", []), *(c.name for c in plan.configs)]))
+    write_meta(run_dir, {"name": plan.name, "configs": configs, "config_order": order})
+    (run_dir / "spec.yaml").write_text(plan.source, encoding="utf-8")
+    for f in REPORT_FILES:  # a stale report must not pass for this run's result until it is rewritten
+        (run_dir / f).unlink(missing_ok=True)
+    done = store.done()
+    jobs = plan.jobs(run_dir)
+    return Prepared(run_dir, store, [j for j in jobs if j.key not in done], len(jobs))
+
+
+def _init_worker() -> None:
+    import os
+
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def run_local(jobs: list[Job], workers: int) -> Iterator[dict[str, Any]]:
+    """Rows as episodes finish (in completion order)."""
+    if workers <= 1 or len(jobs) <= 1:
+        for job in jobs:
+            yield play_episode(job)
+        return
+    ctx = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx, initializer=_init_worker)
+    try:
+        pending = {pool.submit(play_episode, j) for j in jobs}
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for f in done:
+                yield f.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def run_ray(jobs: list[Job], address: str, workers: int) -> Iterator[dict[str, Any]]:
+    """Rows from Ray tasks as they finish. ``address``: ``local`` starts a private instance with
+    ``workers`` CPUs; ``auto`` joins the running cluster; else a cluster address (``ray://host:10001``)."""
+    try:
+        import ray
+    except ImportError:
+        raise ImportError('--ray needs Ray: pip install "compass-agents[ray]"') from None
+    started = not ray.is_initialized()
+    if started:
+        if address == "local":
+            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+        else:
+            try:
+                ray.init(address=address, log_to_driver=False)
+            except ConnectionError as e:
+                raise ConnectionError(f"cannot reach the Ray cluster at {address!r}: {e}") from None
+    remote = ray.remote(num_cpus=1, max_retries=1, retry_exceptions=False)(play_episode)
+    try:
+        pending = [remote.remote(j) for j in jobs]
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            try:
+                yield ray.get(done[0])
+            except ray.exceptions.RayTaskError as e:
+                for r in pending:
+                    ray.cancel(r, force=True)
+                cause = getattr(e, "cause", None)
+                raise (cause if isinstance(cause, Exception) else e) from None
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def run_eval(
+    prepared: Prepared,
+    workers: int,
+    ray_address: str | None = None,
+    on_row: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Play what is left, appending each row as it arrives; return all rows of the run directory."""
+    rows = run_ray(prepared.todo, ray_address, workers) if ray_address else run_local(prepared.todo, workers)
+    try:
+        for row in rows:
+            prepared.store.append(row)
+            if on_row is not None:
+                on_row(row)
+    finally:
+        prepared.store.close()
+    return prepared.store.rows
