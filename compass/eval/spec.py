@@ -278,11 +278,19 @@ def parse_spec(
     except Exception as e:  # a validator's own error (unknown family...)
         raise SpecError(f"{filename}: {e}") from None
 
-    def check(fields: dict, where: tuple) -> None:
+    def check(fields: dict, where: tuple, field: str | None = None) -> None:
+        for k in _NOT_PER_EPISODE:
+            if k in fields:
+                raise fail(
+                    (*where, k) if field is None else where,
+                    f"{k} is set by the eval (seeds, out), not per configuration",
+                )
         try:
             ConfigSpec(**fields)
         except ValidationError as e:
             loc, msg = _first_error(e)
+            if field is not None and loc[:1] == (field,):
+                loc = loc[1:]  # grid.comm[1], not grid.comm[1].comm
             raise fail((*where, *loc), msg) from None
 
     check(spec.base, ("base",))
@@ -292,7 +300,7 @@ def parse_spec(
         if k == "name":
             raise fail(("grid", k), "the name of a grid configuration is made from its values")
         for j, v in enumerate(values):
-            check({**spec.base, k: v}, ("grid", k, j))
+            check({**spec.base, k: v}, ("grid", k, j), k)
 
     configs: list[ConfigSpec] = []
     names: dict[str, int] = {}

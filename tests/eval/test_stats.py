@@ -1,0 +1,99 @@
+"""The bootstrap CI code against references on known data, and the paired comparison."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from compass.eval.report import paired_comparison, summarize
+from compass.eval.stats import seed_bootstrap_ci, sign_test
+
+# Efron & Tibshirani's law school LSAT sample (n = 15), a textbook bootstrap data set.
+LSAT = [576, 635, 558, 578, 666, 580, 555, 661, 651, 605, 653, 575, 545, 572, 594]
+
+
+def test_one_stratum_matches_scipys_percentile_bootstrap():
+    mean, lo, hi = seed_bootstrap_ci(LSAT, n_boot=40_000, seed=1)
+    ref = sps.bootstrap((np.array(LSAT),), np.mean, n_resamples=40_000, method="percentile", random_state=2)
+    assert mean == pytest.approx(np.mean(LSAT))
+    assert lo == pytest.approx(ref.confidence_interval.low, abs=1.5)
+    assert hi == pytest.approx(ref.confidence_interval.high, abs=1.5)
+    # and against the normal approximation with the plug-in standard error (same order for n = 15)
+    se = np.std(LSAT) / np.sqrt(len(LSAT))
+    assert (hi - lo) == pytest.approx(2 * 1.96 * se, rel=0.1)
+
+
+def test_win_rate_interval_on_known_bernoulli_data():
+    wins = [1] * 43 + [0] * 57  # 100 seeds, 43 wins
+    mean, lo, hi = seed_bootstrap_ci(wins, n_boot=40_000)
+    half = 1.96 * np.sqrt(0.43 * 0.57 / 100)
+    assert mean == pytest.approx(0.43)
+    assert lo == pytest.approx(0.43 - half, abs=0.015)
+    assert hi == pytest.approx(0.43 + half, abs=0.015)
+
+
+def test_strata_keep_their_seed_counts():
+    """Two scenarios, one always won, one never: stratified resampling keeps 20 seeds of each, so
+    the pooled mean cannot move; resampling the pooled 40 seeds would give a wide interval."""
+    values = [1.0] * 20 + [0.0] * 20
+    seeds = list(range(20)) * 2
+    strata = ["a"] * 20 + ["b"] * 20
+    mean, lo, hi = seed_bootstrap_ci(values, seeds, strata)
+    assert (mean, lo, hi) == (0.5, 0.5, 0.5)
+    _, plo, phi = seed_bootstrap_ci(values)
+    assert phi - plo > 0.25
+
+
+def test_stratified_width_matches_the_analytic_standard_error():
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(0, 1, 200), rng.normal(5, 3, 200)
+    mean, lo, hi = seed_bootstrap_ci(
+        np.r_[a, b], list(range(200)) * 2, ["a"] * 200 + ["b"] * 200, n_boot=20_000
+    )
+    se = 0.5 * np.sqrt(np.var(a) / 200 + np.var(b) / 200)  # stratified mean = average of the two
+    assert (hi - lo) == pytest.approx(2 * 1.96 * se, rel=0.08)
+
+
+def test_repeats_of_a_seed_move_together():
+    # 10 seeds, each played 5 times with identical results: the effective sample is 10, not 50.
+    per_seed = [1, 0, 1, 1, 0, 0, 1, 0, 1, 1]
+    values = [v for v in per_seed for _ in range(5)]
+    seeds = [s for s in range(10) for _ in range(5)]
+    _, lo, hi = seed_bootstrap_ci(values, seeds)
+    _, lo10, hi10 = seed_bootstrap_ci(per_seed)
+    assert (lo, hi) == pytest.approx((lo10, hi10), abs=0.02)
+
+
+def test_sign_test_known_values():
+    assert sign_test(0, 0) == 1.0
+    assert sign_test(6, 0) == pytest.approx(2 / 64)
+    assert sign_test(26, 1) == pytest.approx(2 * 28 / 2**27)
+    assert sign_test(3, 3) == 1.0
+
+
+def _row(config, seed, win, env="e"):
+    return {
+        "config": config,
+        "env": env,
+        "seed": seed,
+        "win": win,
+        "outcome": "win" if win else "loss",
+        "metrics": {},
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "cost_usd": 0.0,
+        "wall_s": 1.0,
+        "steps": 10,
+        "skill_errors": 0,
+    }
+
+
+def test_paired_comparison_uses_only_common_seeds():
+    rows = [_row("a", s, 1) for s in range(10)] + [_row("b", s, s < 4) for s in range(5, 20)]
+    p = paired_comparison(rows, "a", "b", ["win"])
+    assert p["pairs"] == 5  # seeds 5..9
+    assert p["win"]["diff"] == 1.0 and p["wins_only_a"] == 5 and p["wins_only_b"] == 0
+    s = summarize(rows, ["a", "b"])
+    assert s["envs"]["e"]["configs"]["a"]["win"]["mean"] == 1.0
+    assert s["envs"]["e"]["configs"]["b"]["episodes"] == 15
