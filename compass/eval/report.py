@@ -121,13 +121,9 @@ def markdown(summary: dict[str, Any], title: str) -> str:
             lines.append("| " + " | ".join(cells) + " |")
         if e["paired"]:
             lines += ["", f"Paired on common seeds, each configuration minus `{e['paired'][0]['b']}`:", ""]
-            head = [
-                "config",
-                "pairs",
-                *(f"Δ {label(n)}" for n in names),
-                "wins only A / only B",
-                "sign test p",
-            ]
+            wins = "win" in names
+            head = ["config", "pairs", *(f"Δ {label(n)}" for n in names)]
+            head += ["wins only A / only B", "sign test p"] if wins else []
             lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
             for p in e["paired"]:
                 cells = [p["a"], str(p["pairs"])]
@@ -135,7 +131,8 @@ def markdown(summary: dict[str, Any], title: str) -> str:
                     s = 100.0 if n == "win" else 1.0
                     d = p[n]
                     cells.append(f"{d['diff'] * s:+.1f} [{d['ci95'][0] * s:+.1f}, {d['ci95'][1] * s:+.1f}]")
-                cells += [f"{p['wins_only_a']} / {p['wins_only_b']}", f"{p['sign_test_p']:.3g}"]
+                if wins:
+                    cells += [f"{p['wins_only_a']} / {p['wins_only_b']}", f"{p['sign_test_p']:.3g}"]
                 lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)

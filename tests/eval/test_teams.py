@@ -114,11 +114,16 @@ def test_every_controller_kind_on_both_teams(mappo_ckpt, tmp_path):
 
 @pytest.mark.slow
 def test_a_unit_that_does_not_exist_is_a_clear_error(tmp_path):
-    plan = parse_spec("seeds: 1\nmax_steps: 3\nconfigs:\n  - {name: a, team: '0-4 library, 5-6 random'}\n", "x.yaml")
+    plan = parse_spec(
+        "seeds: 1\nmax_steps: 3\nconfigs:\n  - {name: a, team: '0-4 library, 5-6 random'}\n", "x.yaml"
+    )
     with pytest.raises(EpisodeError) as e:
         play_episode(plan.jobs()[0])
     assert e.value.user_error
-    assert "config 'a', smax:protoss_5_vs_5, seed 0: ValueError: team: unit 5 does not exist (units 0-4)" in str(e.value)
+    assert (
+        "config 'a', smax:protoss_5_vs_5, seed 0: ValueError: team: unit 5 does not exist (units 0-4)"
+        in str(e.value)
+    )
 
 
 def test_team_spec_parsing():
