@@ -18,6 +18,7 @@ from typing import Any
 from compass.eval.episode import play_episode
 from compass.eval.spec import Job, Plan, SpecError
 from compass.eval.store import REPORT_FILES, EpisodeStore, read_meta, write_meta
+from compass.util.atomic import atomic_write_text
 
 
 @dataclass
@@ -45,7 +46,7 @@ def prepare(plan: Plan, out: str | Path) -> Prepared:
     configs = {**old, **{c.name: {"key": c.key(), "fields": c.fields()} for c in plan.configs}}
     order = list(dict.fromkeys([*meta.get("config_order", []), *(c.name for c in plan.configs)]))
     write_meta(run_dir, {"name": plan.name, "configs": configs, "config_order": order})
-    (run_dir / "spec.yaml").write_text(plan.source, encoding="utf-8")
+    atomic_write_text(run_dir / "spec.yaml", plan.source)
     for f in REPORT_FILES:  # a stale report must not pass for this run's result until it is rewritten
         (run_dir / f).unlink(missing_ok=True)
     done = store.done()

@@ -1,0 +1,165 @@
+"""Eval throughput (serial, 2 local workers, Ray) and the paper's ablation grid with CIs.
+
+Run (full, ~10 min on 2 shared cores): ``python benchmarks/bench_eval.py``
+Quick (~3 min):                        ``python benchmarks/bench_eval.py --seeds 12 --grid-seeds 10``
+Only one part:                         ``--parts throughput`` or ``--parts grid``
+
+1. throughput: library-only SMAX protoss 5v5 (``planner: library``, multi-hop comm, full 200-step
+   limit), the same seeds played by ``compass eval`` with 1 local worker (in process), 2 local
+   worker processes and Ray (a private local instance with 2 CPUs), one after the other in this
+   run. Episodes per minute end to end (including starting workers, JAX compiles from the on-disk
+   cache and loading the embedding model) and in steady state (first to last finished episode).
+   The three must give identical per-seed rows (wall time aside).
+2. grid: ``examples/eval/ablation.yaml`` (comm none / one-hop / multi-hop x EPO off / on, library
+   planner) over N seeds with 2 workers; win rates with 95% seed-bootstrap CIs as a PNG.
+
+Results: ``benchmarks/results/bench_eval.json``, ``eval_ablation.png``, ``eval_ablation.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run from a checkout without installing
+os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+
+from compass.eval.driver import prepare, run_eval  # noqa: E402
+from compass.eval.report import write_report  # noqa: E402
+from compass.eval.spec import load_spec, parse_spec  # noqa: E402
+from compass.util.atomic import atomic_write_json  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results"
+THROUGHPUT_SPEC = """\
+name: {name}
+envs: [smax:protoss_5_vs_5]
+seeds: {seeds}
+base: {{planner: library}}
+"""
+
+
+def timed_eval(tmp: Path, name: str, seeds: int, workers: int, ray: str | None) -> dict:
+    plan = parse_spec(THROUGHPUT_SPEC.format(name=name, seeds=seeds), f"{name}.yaml", workers=workers)
+    prepared = prepare(plan, tmp)
+    arrivals: list[float] = []
+    t0 = time.perf_counter()
+    rows = run_eval(prepared, workers, ray, on_row=lambda r: arrivals.append(time.perf_counter()))
+    total = time.perf_counter() - t0
+    steady = (len(arrivals) - 1) / (arrivals[-1] - arrivals[0]) * 60 if len(arrivals) > 1 else float("nan")
+    return {
+        "episodes": len(rows),
+        "seconds": round(total, 2),
+        "episodes_per_minute": round(len(rows) / total * 60, 2),
+        "steady_episodes_per_minute": round(steady, 2),
+        "first_episode_after_s": round(arrivals[0] - t0, 2),
+        "mean_episode_wall_s": round(sum(r["wall_s"] for r in rows) / len(rows), 3),
+        "win_rate": sum(r["win"] for r in rows) / len(rows),
+        "mean_steps": sum(r["steps"] for r in rows) / len(rows),
+        "_rows": rows,
+    }
+
+
+def bench_throughput(seeds: int) -> dict:
+    modes = [
+        ("serial (1 worker, in process)", 1, None),
+        ("2 local workers", 2, None),
+        ("Ray local, 2 CPUs", 2, "local"),
+    ]
+    out = {}
+    with tempfile.TemporaryDirectory() as d:
+        for i, (label, workers, ray) in enumerate(modes):
+            load = os.getloadavg()[0]
+            r = timed_eval(Path(d), f"tp{i}", seeds, workers, ray)
+            r["load_avg_1min_before"] = round(load, 2)
+            out[label] = r
+            print(
+                f"{label:32s} {r['episodes']:3d} episodes in {r['seconds']:7.1f} s: "
+                f"{r['episodes_per_minute']:6.1f} episodes/min end to end, "
+                f"{r['steady_episodes_per_minute']:6.1f} steady; first result after {r['first_episode_after_s']:.1f} s "
+                f"(load avg {load:.1f})",
+                flush=True,
+            )
+    key = lambda r: (r["config"], r["seed"])  # noqa: E731
+    same = [
+        sorted(({k: v for k, v in x.items() if k != "wall_s"} for x in m.pop("_rows")), key=key)
+        for m in out.values()
+    ]
+    identical = all(s == same[0] for s in same)
+    print(f"per-seed rows identical across the three modes: {identical}")
+    serial = out["serial (1 worker, in process)"]
+    return {
+        "modes": out,
+        "identical_per_seed_rows": identical,
+        "speedup_2_workers_end_to_end": round(
+            out["2 local workers"]["episodes_per_minute"] / serial["episodes_per_minute"], 2
+        ),
+        "speedup_ray_end_to_end": round(
+            out["Ray local, 2 CPUs"]["episodes_per_minute"] / serial["episodes_per_minute"], 2
+        ),
+        "speedup_2_workers_steady": round(
+            out["2 local workers"]["steady_episodes_per_minute"] / serial["steady_episodes_per_minute"], 2
+        ),
+        "speedup_ray_steady": round(
+            out["Ray local, 2 CPUs"]["steady_episodes_per_minute"] / serial["steady_episodes_per_minute"], 2
+        ),
+    }
+
+
+def bench_grid(seeds: int, workers: int) -> dict:
+    plan = load_spec(ROOT / "examples" / "eval" / "ablation.yaml", seeds=seeds, workers=workers)
+    with tempfile.TemporaryDirectory() as d:
+        t0 = time.perf_counter()
+        rows = run_eval(prepare(plan, d), plan.workers)
+        seconds = time.perf_counter() - t0
+        summary = write_report(
+            Path(d) / plan.name,
+            rows,
+            f"ablation: library planner, protoss 5v5, {seeds} seeds",
+            [c.name for c in plan.configs],
+        )
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        shutil.copy(Path(d) / plan.name / "report.png", RESULTS / "eval_ablation.png")
+        shutil.copy(Path(d) / plan.name / "report.md", RESULTS / "eval_ablation.md")
+    env = summary["envs"]["smax:protoss_5_vs_5"]
+    print(f"\nablation grid: {len(rows)} episodes in {seconds:.0f} s with {workers} workers")
+    for c, m in env["configs"].items():
+        lo, hi = m["win"]["ci95"]
+        print(f"  {c:28s} win {m['win']['mean']:.2f} [{lo:.2f}, {hi:.2f}]  steps {m['steps']:.0f}")
+    return {
+        "seeds": seeds,
+        "workers": workers,
+        "episodes": len(rows),
+        "seconds": round(seconds, 1),
+        "summary": env,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--parts", default="throughput,grid")
+    ap.add_argument("--seeds", type=int, default=40, help="episodes per throughput mode")
+    ap.add_argument("--grid-seeds", type=int, default=50)
+    ap.add_argument("--workers", type=int, default=2, help="workers for the grid")
+    args = ap.parse_args()
+    parts = set(args.parts.split(","))
+    results: dict = {
+        "machine": f"{os.cpu_count()} CPU cores, shared with other jobs (load average shown per mode)",
+        "command": " ".join(["python", *sys.argv]),
+    }
+    if "throughput" in parts:
+        results["throughput"] = bench_throughput(args.seeds)
+    if "grid" in parts:
+        results["grid"] = bench_grid(args.grid_seeds, args.workers)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(RESULTS / "bench_eval.json", results)
+    print(f"\nwritten {RESULTS / 'bench_eval.json'}")
+
+
+if __name__ == "__main__":
+    main()
