@@ -255,7 +255,11 @@ class EpisodeRunner:
                 )
             actions, step_errors, skills = [], [], []
             # All living agents' skill calls of this step in one batch (one round trip when isolated).
-            batch = [(lib.compiled[s.skill], v) for v, s in zip(perceived, states, strict=True) if v.alive]
+            batch = [
+                (lib.compiled[s.skill], v)
+                for v, s in zip(perceived, states, strict=True)
+                if v.alive and v.agent_id not in self.external
+            ]
             batch_results = iter(executor.run_batch(batch))
             for v, s in zip(perceived, states, strict=True):
                 if not v.alive or v.agent_id in self.external:

@@ -18,6 +18,7 @@ act inside :class:`TeamEnv` each step.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +29,7 @@ from compass.comm import CommProtocol
 from compass.core.controller import ALLY, ENEMY, UnitController
 from compass.core.types import AgentView, MultiAgentEnv, StepResult
 from compass.planner.base import Decision, DecisionContext, Planner
-from compass.sandbox.runtime import make_executor
+from compass.sandbox.runtime import pooled_executor
 from compass.skills.library import SkillLibrary
 
 #: kinds that run skills through the planner machinery (our team: the runner)
@@ -136,24 +137,38 @@ class SkillController:
     """One library skill run every step in the sandbox, for units of the enemy team."""
 
     def __init__(
-        self, team: int, units: tuple[int, ...], library: SkillLibrary, skill: str, api: str, isolation
-    ):
+        self,
+        team: int,
+        units: tuple[int, ...],
+        library: SkillLibrary,
+        skill: str,
+        api: str,
+        isolation,
+        workers=1,
+    ) -> None:
         if skill not in library:
             raise ValueError(f"skill {skill!r} is not in the library {library.dir}")
         self.team, self.units, self.skill = team, units, library.compiled[skill]
-        self.api, self.isolation, self._executor = api, isolation, None
+        self.api, self.isolation, self.workers = api, isolation, workers
+        self._release: contextlib.ExitStack | None = None
 
     def reset(self, seed: int) -> None:
-        if self._executor is not None:
-            self._executor.close()
-        self._executor = make_executor(self.api, seed * 2 + self.team, self.isolation)
+        self.close()
+        # A warm executor from the process's pool, as the runner uses (isolated workers start once).
+        self._release = contextlib.ExitStack()
+        self._executor = self._release.enter_context(
+            pooled_executor(self.api, seed * 2 + self.team, self.isolation, self.workers)
+        )
 
     def act(self, env: MultiAgentEnv, views: list[AgentView]) -> dict[int, int]:
-        return {u: self._executor.run(self.skill, views[u]).action for u in self.units if views[u].alive}
+        alive = [u for u in self.units if views[u].alive]
+        results = self._executor.run_batch([(self.skill, views[u]) for u in alive])
+        return {u: r.action for u, r in zip(alive, results, strict=True)}
 
     def close(self) -> None:
-        if self._executor is not None:
-            self._executor.close()
+        if self._release is not None:
+            self._release.close()
+            self._release = None
 
 
 class FixedSkillPlanner:
@@ -167,6 +182,18 @@ class FixedSkillPlanner:
     async def decide(self, ctx: DecisionContext) -> Decision:
         return Decision(self.skill, ctx.subtask or ctx.task, [{"module": "fixed", "skill": self.skill}])
 
+    def observe_step(self, episode: int, step: int, views: list[AgentView], reward: float) -> None:
+        """A fixed skill needs no history."""
+
+    def usage_for_episode(self, episode: int) -> None:
+        return None
+
+    def usage_summary(self) -> None:
+        return None
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
 
 class UnitPlanners:
     """Dispatches each agent's decisions to its own planner (a heterogeneous team)."""
@@ -174,26 +201,32 @@ class UnitPlanners:
     def __init__(self, library: SkillLibrary, by_agent: dict[int, Planner]) -> None:
         self.library, self.by_agent = library, by_agent
         self._distinct = list({id(p): p for p in by_agent.values()}.values())
-        hooks = [p.observe_step for p in self._distinct if hasattr(p, "observe_step")]
-        if hooks:
-            self.observe_step = lambda *a: [h(*a) for h in hooks]
 
     async def decide(self, ctx: DecisionContext) -> Decision:
         return await self.by_agent[ctx.agent_id].decide(ctx)
 
-    def usage_for_episode(self, episode: int) -> dict[str, Any]:
-        total: dict[str, Any] = {}
+    def observe_step(self, episode: int, step: int, views: list[AgentView], reward: float) -> None:
         for p in self._distinct:
-            if hasattr(p, "usage_for_episode"):
-                for k, v in p.usage_for_episode(episode).items():
-                    if isinstance(v, int | float):
-                        total[k] = total.get(k, 0) + v
-        return total
+            p.observe_step(episode, step, views, reward)
+
+    @staticmethod
+    def _sum(parts: list[dict[str, Any] | None]) -> dict[str, Any] | None:
+        total: dict[str, Any] = {}
+        for part in parts:
+            for k, v in (part or {}).items():
+                if isinstance(v, int | float) and not isinstance(v, bool):
+                    total[k] = total.get(k, 0) + v
+        return total or None
+
+    def usage_for_episode(self, episode: int) -> dict[str, Any] | None:
+        return self._sum([p.usage_for_episode(episode) for p in self._distinct])
+
+    def usage_summary(self) -> dict[str, Any] | None:
+        return self._sum([p.usage_summary() for p in self._distinct])
 
     async def aclose(self) -> None:
         for p in self._distinct:
-            if hasattr(p, "aclose"):
-                await p.aclose()
+            await p.aclose()
 
 
 class TeamEnv:
@@ -266,6 +299,7 @@ def build_controller(
     api,
     isolation,
     task,
+    workers: int = 1,
 ) -> UnitController:
     """A controller for ``units`` of ``team`` (not for our team's skill kinds: those are planners)."""
     if a.kind == "random":
@@ -273,7 +307,7 @@ def build_controller(
     if a.kind in ("skill", "library"):
         lib = library_for()
         name = a.arg if a.kind == "skill" else _retrieved(lib, task)
-        return SkillController(team, units, lib, name, api, isolation)
+        return SkillController(team, units, lib, name, api, isolation, workers)
     if a.kind in ("compass", "vlm"):
         raise ValueError(
             f"{a.kind} cannot drive the enemy team (yet); use library, skill:NAME or a scripted kind"

@@ -138,14 +138,36 @@ def _play(job: Job) -> dict[str, Any]:
                 groups.setdefault(a, []).append(u)
         api = family.skill_api
         ally_ctrl = [
-            build_controller(a, tuple(us), ALLY, env, family, lambda: library, api, cfg.isolation, cfg.task)
+            build_controller(
+                a,
+                tuple(us),
+                ALLY,
+                env,
+                family,
+                lambda: library,
+                api,
+                cfg.isolation,
+                cfg.task,
+                cfg.sandbox_workers,
+            )
             for a, us in groups.items()
         ]
         egroups: dict = {}
         for u, a in enemy_map.items():
             egroups.setdefault(a, []).append(u)
         enemy_ctrl = [
-            build_controller(a, tuple(us), ENEMY, env, family, lambda: library, api, cfg.isolation, cfg.task)
+            build_controller(
+                a,
+                tuple(us),
+                ENEMY,
+                env,
+                family,
+                lambda: library,
+                api,
+                cfg.isolation,
+                cfg.task,
+                cfg.sandbox_workers,
+            )
             for a, us in egroups.items()
         ]
         distinct = {id(p) for p in by_agent.values()}
@@ -197,13 +219,10 @@ def _play(job: Job) -> dict[str, Any]:
                 row = (await runner.run_episode(0, cfg.seed)).as_dict()
                 if scorer is not None:
                     row["metrics"] = scorer.finish()
-                usage = getattr(planner, "usage_for_episode", None)
-                row["vlm"] = usage(0) if usage is not None else {}
+                row["vlm"] = planner.usage_for_episode(0) or {}
                 return row
             finally:
-                close = getattr(planner, "aclose", None)
-                if close is not None:
-                    await close()
+                await planner.aclose()
 
         t0 = time.perf_counter()
         try:
