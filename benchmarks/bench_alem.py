@@ -1,14 +1,18 @@
 """ALEM benchmark: a library-only team beside a random-legal-action team, Base%/Coord.%/Total%.
 
-Every agent runs the skill library's generalist ``alem_role_policy`` (no VLM) through the compass
-sandbox; the random team picks a uniformly random legal action. Episodes are full length by
+Teams (``--teams``): ``library`` = every agent runs the NAMED skill ``--skill`` (default the
+generalist ``alem_role_policy``; no retrieval) through the compass sandbox; ``retrieval`` = every
+agent runs the skill that retrieval picks for the family's neutral default task (what
+``compass run --env alem:...`` does without ``--skill``); ``random`` picks a uniformly random legal
+action. Episodes are full length by
 default (10,000 steps, ending early when all agents die), seeds 9999+i as in alem's evaluation.
 
     python benchmarks/bench_alem.py                                  # easy, medium, hard x 5 seeds
     python benchmarks/bench_alem.py --difficulties hard --seeds 2 --steps 2000   # quick look
     python benchmarks/bench_alem.py --out runs/bench_alem.json
 
-Results print beside the ALEM paper's Table 1 (best zero-shot LLM, MARL 1B, LLM average).
+Results print beside the ALEM paper's Table 1 (best zero-shot LLM, MARL 1B, LLM average) and go
+to ``benchmarks/results/bench_alem.json``.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmarks._results import write_results  # noqa: E402
 from compass.core.family import get_family  # noqa: E402
 from compass.games.alem.env import AlemEnv, StepTimes, make_alem  # noqa: E402
 from compass.games.alem.metrics import PAPER_TABLE1, EpisodeScore, EpisodeTracker, summarise  # noqa: E402
@@ -71,7 +76,7 @@ class EpisodeResult:
 
 def run_episode(env: AlemEnv, team: str, seed: int, policy: CompiledSkill | None = None) -> EpisodeResult:
     """Play one episode with ``team`` = ``library`` (skills in the sandbox) or ``random``."""
-    executor = SkillExecutor("compass.games.alem.skill_api", seed=seed) if team == "library" else None
+    executor = SkillExecutor("compass.games.alem.skill_api", seed=seed) if policy is not None else None
     rng = random.Random(seed)
     tracker = EpisodeTracker(overworld=env.scenario == "overworld")
     env.times = StepTimes()  # per-episode timings
@@ -138,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", type=int, default=5, help="episodes per difficulty and team")
     p.add_argument("--seed-base", type=int, default=9999, help="episode i uses seed seed_base + i")
     p.add_argument("--steps", type=int, default=10000, help="max steps per episode")
-    p.add_argument("--teams", default="library,random")
+    p.add_argument("--teams", default="library,retrieval,random")
+    p.add_argument("--notes", default="", help="stored with the results, e.g. why seeds were reduced")
     p.add_argument("--skill", default="alem_role_policy", help="library skill every agent runs")
     p.add_argument(
         "--no-text", action="store_true", help="skip the harness text (skills use parse_obs' fast path)"
@@ -146,7 +152,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default="", help="write per-episode results and summaries as JSON here")
     args = p.parse_args(argv)
 
-    policy = load_skill(args.skill)
+    from compass.skills.library import SkillLibrary
+
+    family = get_family("alem")
+    retrieved = SkillLibrary(None, "alem").retrieve(family.default_task, k=1)[0].skill.name
+    policies = {"library": load_skill(args.skill), "retrieval": load_skill(retrieved), "random": None}
+    print(f"named skill: {args.skill}; retrieval for {family.default_task!r}: {retrieved}")
     results: list[EpisodeResult] = []
     for diff in args.difficulties.split(","):
         t = time.perf_counter()
@@ -157,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         for team in args.teams.split(","):
             for i in range(args.seeds):
-                r = run_episode(env, team, args.seed_base + i, policy if team == "library" else None)
+                r = run_episode(env, team, args.seed_base + i, policies[team])
                 results.append(r)
                 s = r.score
                 print(
@@ -173,6 +184,41 @@ def main(argv: list[str] | None = None) -> int:
     summaries = report(results)
     if args.out:
         _write(args.out, results, summaries)
+    by_difficulty: dict = {}
+    for key, s in summaries.items():
+        diff, team = key.split("/")
+        by_difficulty.setdefault(diff, {})[team] = s
+    for diff, teams in by_difficulty.items():
+        for team in teams:
+            eps = [r for r in results if r.difficulty == diff and r.team == team]
+            teams[team]["ms_per_step"] = {
+                k: sum(r.adapter_ms.get(k, 0.0) for r in eps) / len(eps)
+                for k in (eps[0].adapter_ms if eps else {})
+            }
+            teams[team]["skill_ms_per_agent_step"] = sum(
+                1000 * r.skill_seconds / max(1, 3 * r.score.steps) for r in eps
+            ) / len(eps)
+    write_results(
+        "bench_alem",
+        {
+            "named_skill": args.skill,
+            "retrieved_skill": retrieved,
+            "task": family.default_task,
+            "max_steps": args.steps,
+            # Quoted from the ALEM paper's Table 1 (not measured): Total % per difficulty.
+            "paper_total_pct": {
+                d: {
+                    "best_llm": rows["gemini-3.1-pro-high"][2],
+                    "marl_1b": rows["MARL 1B"][2],
+                    "llm_average": rows["LLM average"][2],
+                }
+                for d, rows in PAPER_TABLE1.items()
+            },
+            **by_difficulty,
+        },
+        seeds=[args.seed_base + i for i in range(args.seeds)],
+        notes=args.notes,
+    )
     return 0
 
 

@@ -10,8 +10,11 @@ Only some parts:               ``--parts sandbox,overhead,winrate``
    observations of ``compass skills check``. Per call, both rebuild the API for the view.
 2. overhead: the raw jitted SMAX step vs what compass adds per env step (device transfer, views
    and texts, multi-hop comm) and per agent step (one sandboxed skill call).
-3. winrate: library-only play (``compass.session.run``: retrieval picks ``race_adaptive_combat``,
-   multi-hop comm, as ``compass run`` does) vs two baselines on our units, on the same seeds:
+3. winrate: library-only play (``compass.session.run``, multi-hop comm, as ``compass run`` does)
+   in two labelled modes: "retrieval from the task" (the default: each agent runs the skill
+   retrieved for the neutral default task "Defeat all enemy units") and "named skill"
+   (``--skill race_adaptive_combat``: every agent runs it, no retrieval); vs two baselines on our
+   units, on the same seeds:
    uniformly random available actions, and SMAX's own heuristic policy
    (``create_heuristic_policy(env.native_env, 0, shoot=True, attack_mode="closest")`` on the SMAX
    observation, mapped to SMACv2 action indices). 95 % Wilson intervals.
@@ -35,9 +38,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
+from benchmarks._results import write_results  # noqa: E402
 from compass.comm import CommProtocol  # noqa: E402
 from compass.config import RunConfig  # noqa: E402
-from compass.core.family import get_family
+from compass.core.family import get_family  # noqa: E402
 from compass.core.types import AgentView  # noqa: E402
 from compass.eval.stats import wilson_interval  # noqa: E402
 from compass.games.combat.skill_api import make_api  # noqa: E402
@@ -80,18 +84,58 @@ def bench_sandbox(rounds: int) -> dict[str, float]:
             out.append(fn(v.text))
         return out
 
+    # The skill body alone: the API for each view is built outside the clock on both sides, and
+    # only the call of the skill function is timed (sandbox: its restricted code + guards + ticks).
+    # Each side gets fresh API objects every round: the API memoises the parsed observation, and a
+    # shared one would hand the second side the first side's parse for free.
+    box_ns = executor._namespace(skill, 0)
+
+    def body_sandboxed() -> float:
+        apis = [make_api(v, rng) for v in views]
+        total = 0.0
+        for v, api in zip(views, apis, strict=True):
+            box_ns.update(api)
+            executor.budget.start()
+            t0 = time.perf_counter()
+            box_ns[SKILL](v.text)
+            total += time.perf_counter() - t0
+        return total
+
+    def body_plain() -> float:
+        apis = [make_api(v, rng) for v in views]
+        total = 0.0
+        for v, api in zip(views, apis, strict=True):
+            ns.update(api)
+            t0 = time.perf_counter()
+            fn(v.text)
+            total += time.perf_counter() - t0
+        return total
+
     assert run_sandboxed() == run_plain(), "sandboxed and plain calls disagree"
     # Alternate the two so a busy machine slows both alike; keep each one's best round.
-    t_box = t_plain = math.inf
+    t_box = t_plain = b_box = b_plain = math.inf
     for _ in range(rounds):
         t_box = min(t_box, _timed(run_sandboxed))
         t_plain = min(t_plain, _timed(run_plain))
-    t_box, t_plain = t_box / len(views), t_plain / len(views)
-    print(f"\n== 1. sandbox: {SKILL} on {len(views)} recorded observations (best of {rounds} rounds)")
-    print(f"{'sandboxed (SkillExecutor.run)':34s} {t_box * 1e6:8.1f} µs/call")
-    print(f"{'plain Python (same API globals)':34s} {t_plain * 1e6:8.1f} µs/call")
-    print(f"{'ratio':34s} {t_box / t_plain:8.2f} x")
-    return {"sandbox_us": t_box * 1e6, "plain_us": t_plain * 1e6, "ratio": t_box / t_plain}
+        b_box = min(b_box, body_sandboxed())
+        b_plain = min(b_plain, body_plain())
+    n = len(views)
+    t_box, t_plain, b_box, b_plain = t_box / n, t_plain / n, b_box / n, b_plain / n
+    print(f"\n== 1. sandbox: {SKILL} on {n} recorded observations (best of {rounds} rounds)")
+    print(f"{'':34s} {'whole call':>12s} {'skill body':>12s}")
+    print(f"{'sandboxed (SkillExecutor.run)':34s} {t_box * 1e6:9.1f} µs {b_box * 1e6:9.1f} µs")
+    print(f"{'plain Python (same API globals)':34s} {t_plain * 1e6:9.1f} µs {b_plain * 1e6:9.1f} µs")
+    print(f"{'ratio':34s} {t_box / t_plain:10.2f} x {b_box / b_plain:10.2f} x")
+    return {
+        "observations": n,
+        "rounds": rounds,
+        "call_sandboxed_us": t_box * 1e6,
+        "call_plain_us": t_plain * 1e6,
+        "ratio_call": t_box / t_plain,
+        "body_sandboxed_us": b_box * 1e6,
+        "body_plain_us": b_plain * 1e6,
+        "ratio_body": b_box / b_plain,
+    }
 
 
 def _timed(fn: Callable[[], object]) -> float:
@@ -162,6 +206,11 @@ def bench_overhead(steps: int) -> dict[str, float]:
                 break
         seed += 1
 
+    # Renderers (the frames VLM prompts and videos use), on the last state.
+    t_global, t_frame = [], []
+    for _ in range(20):
+        t_global.append(_timed(env.render_global))
+        t_frame.append(_timed(views[0].frame))
     med = statistics.median
     raw_s, env_s, views_s, comm_s, skill_s = med(raw), med(t_env), med(t_views), med(t_comm), med(t_skill)
     per_env_step = env_s - raw_s + comm_s + skill_s * n
@@ -174,6 +223,8 @@ def bench_overhead(steps: int) -> dict[str, float]:
         ("one sandboxed skill call (one agent)", skill_s),
         ("compass overhead per env step (5 agents)", per_env_step),
         ("compass overhead per agent step", per_env_step / n),
+        ("render_global (whole map)", med(t_global)),
+        ("one agent's frame", med(t_frame)),
     ]
     for label, s in rows:
         print(f"{label:46s} {s * 1e3:8.3f} ms")
@@ -186,6 +237,8 @@ def bench_overhead(steps: int) -> dict[str, float]:
         "skill_ms": skill_s * 1e3,
         "overhead_per_env_step_ms": per_env_step * 1e3,
         "overhead_per_agent_step_ms": per_env_step / n * 1e3,
+        "render_global_ms": med(t_global) * 1e3,
+        "render_frame_ms": med(t_frame) * 1e3,
     }
 
 
@@ -261,9 +314,16 @@ def play_baseline(env: SmaxEnv, kind: str, seed: int) -> tuple[str, int]:
 
 
 def play_library(
-    scenario: str, seeds: int, start: int, library: Path, out: Path, epo: bool = False, comm: str = "multihop"
+    scenario: str,
+    seeds: int,
+    start: int,
+    library: Path,
+    out: Path,
+    epo: bool = False,
+    comm: str = "multihop",
+    skill: str | None = None,
 ) -> list[dict]:
-    """``compass run --planner library`` on ``seeds`` consecutive seeds; the episode rows."""
+    """``compass run --planner library [--skill NAME]`` on ``seeds`` consecutive seeds; the episode rows."""
     from compass.session import run
 
     cfg = RunConfig(
@@ -273,9 +333,10 @@ def play_library(
         planner="library",
         library=library,
         out=out,
-        run_id=f"{scenario}-{'epo-' if epo else ''}{comm}",
+        run_id=f"{scenario}-{'epo-' if epo else ''}{comm}-{skill or 'retrieval'}",
         epo=epo,
         comm=comm,
+        skill=skill,
     )
     return run(cfg)["episodes"]
 
@@ -300,59 +361,69 @@ def fmt(wins: int, n: int) -> str:
     return f"{wins / n:4.2f} [{lo:4.2f}, {hi:4.2f}]"
 
 
-def bench_winrates(races: list[str], sizes: list[str], seeds: int, start: int) -> list[dict]:
-    rows = []
+def rate(wins: int, n: int) -> dict:
+    lo, hi = wilson_interval(wins, n)
+    return {"wins": wins, "n": n, "rate": wins / n, "ci95": [lo, hi]}
+
+
+def bench_winrates(races: list[str], sizes: list[str], seeds: int, start: int) -> dict[str, dict]:
+    rows: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
         library = library_copy(tmp)
         print(
-            f"\n== 3. win rates, seeds {start}..{start + seeds - 1} (95% Wilson CI); "
-            "library = race_adaptive_combat + multi-hop comm"
+            f"\n== 3. win rates, seeds {start}..{start + seeds - 1} (95% Wilson CI), multi-hop comm; "
+            f"retrieval = skill retrieved for the default task, named = --skill {SKILL}"
         )
         print(
-            f"{'scenario':18s} {'library':>18s} {'SMAX heuristic':>18s} {'random':>18s}   "
-            "lib steps  paired: lib-only/heur-only wins, sign-test p   sec"
+            f"{'scenario':18s} {'retrieval':>18s} {'named skill':>18s} {'SMAX heuristic':>18s} {'random':>18s}   "
+            "paired named-only/heur-only, p   sec"
         )
         for size in sizes:
             for race in races:
                 scenario = f"{race}_{size}"
                 t0 = time.perf_counter()
-                episodes = play_library(scenario, seeds, start, library, tmp / "runs")
-                lib_wins = sum(e["outcome"] == "win" for e in episodes)
-                errors = sum(e["skill_errors"] for e in episodes)
+                retrieved = play_library(scenario, seeds, start, library, tmp / "runs")
+                named = play_library(scenario, seeds, start, library, tmp / "runs", skill=SKILL)
                 env = SmaxEnv(scenario)
                 heur = [play_baseline(env, "heuristic", s) for s in range(start, start + seeds)]
                 rand = [play_baseline(env, "random", s) for s in range(start, start + seeds)]
-                lib_won = [e["outcome"] == "win" for e in sorted(episodes, key=lambda e: e["seed"])]
+                named_won = [e["outcome"] == "win" for e in sorted(named, key=lambda e: e["seed"])]
                 h_won = [o == "win" for o, _ in heur]
-                lib_only = sum(a and not b for a, b in zip(lib_won, h_won, strict=True))
-                heur_only = sum(b and not a for a, b in zip(lib_won, h_won, strict=True))
-                h_wins = sum(h_won)
-                r_wins = sum(o == "win" for o, _ in rand)
-                steps = statistics.mean(e["steps"] for e in episodes)
+                named_only = sum(a and not b for a, b in zip(named_won, h_won, strict=True))
+                heur_only = sum(b and not a for a, b in zip(named_won, h_won, strict=True))
+                used = sorted({s for e in retrieved for s in e.get("skills_used", {})})
+
+                def lib_row(episodes: list[dict]) -> dict:
+                    return {
+                        **rate(sum(e["outcome"] == "win" for e in episodes), seeds),
+                        "skill_errors": sum(e["skill_errors"] for e in episodes),
+                        "timeouts": sum(e["outcome"] == "timeout" for e in episodes),
+                        "mean_steps": statistics.mean(e["steps"] for e in episodes),
+                    }
+
                 row = {
-                    "scenario": scenario,
-                    "seeds": seeds,
-                    "library_wins": lib_wins,
-                    "heuristic_wins": h_wins,
-                    "random_wins": r_wins,
-                    "library_skill_errors": errors,
-                    "library_timeouts": sum(e["outcome"] == "timeout" for e in episodes),
-                    "heuristic_edge_moves_replaced": sum(r for _, r in heur),
-                    "library_mean_steps": steps,
-                    "seeds_only_library_won": lib_only,
-                    "seeds_only_heuristic_won": heur_only,
-                    "sign_test_p": sign_test(lib_only, heur_only),
+                    "retrieval": {**lib_row(retrieved), "skills_used": used},
+                    "named": {**lib_row(named), "skill": SKILL},
+                    "heuristic": {
+                        **rate(sum(h_won), seeds),
+                        "edge_moves_replaced": sum(r for _, r in heur),
+                    },
+                    "random": rate(sum(o == "win" for o, _ in rand), seeds),
+                    "paired_named_vs_heuristic": {
+                        "only_named_won": named_only,
+                        "only_heuristic_won": heur_only,
+                        "sign_test_p": sign_test(named_only, heur_only),
+                    },
                 }
-                rows.append(row)
+                rows[scenario] = row
                 print(
-                    f"{scenario:18s} {fmt(lib_wins, seeds):>18s} {fmt(h_wins, seeds):>18s} "
-                    f"{fmt(r_wins, seeds):>18s}   {steps:9.1f}  {lib_only:>14d}/{heur_only:<3d} p={row['sign_test_p']:.4f}"
-                    f"{time.perf_counter() - t0:14.0f}",
+                    f"{scenario:18s} {fmt(row['retrieval']['wins'], seeds):>18s} {fmt(row['named']['wins'], seeds):>18s} "
+                    f"{fmt(row['heuristic']['wins'], seeds):>18s} {fmt(row['random']['wins'], seeds):>18s}   "
+                    f"{named_only:>5d}/{heur_only:<3d} p={row['paired_named_vs_heuristic']['sign_test_p']:.4f}"
+                    f"{time.perf_counter() - t0:8.0f}   (retrieval ran: {', '.join(used)})",
                     flush=True,
                 )
-                if errors or row["library_timeouts"]:
-                    print(f"  (library runs: {errors} skill errors, {row['library_timeouts']} timeouts)")
     return rows
 
 
@@ -365,14 +436,30 @@ def main() -> None:
     ap.add_argument("--sizes", default="5_vs_5,5_vs_6", help="comma-separated, e.g. 5_vs_5")
     ap.add_argument("--rounds", type=int, default=20, help="sandbox timing rounds")
     ap.add_argument("--steps", type=int, default=400, help="env steps for the overhead timing")
+    ap.add_argument("--notes", default="", help="stored with the results, e.g. why seeds were reduced")
     args = ap.parse_args()
     parts = set(args.parts.split(","))
+    results: dict = {}
     if "sandbox" in parts:
-        bench_sandbox(args.rounds)
+        results["sandbox"] = bench_sandbox(args.rounds)
     if "overhead" in parts:
-        bench_overhead(args.steps)
+        results["overhead"] = bench_overhead(args.steps)
     if "winrate" in parts:
-        bench_winrates(args.races.split(","), args.sizes.split(","), args.seeds, args.start)
+        results["winrate"] = bench_winrates(
+            args.races.split(","), args.sizes.split(","), args.seeds, args.start
+        )
+    # One file per part set, so a timing-only run does not replace the win rates.
+    name = (
+        "bench_combat"
+        if parts >= {"sandbox", "overhead", "winrate"}
+        else "bench_combat_" + "_".join(sorted(parts))
+    )
+    write_results(
+        name,
+        results,
+        seeds=(f"{args.start}..{args.start + args.seeds - 1}" if "winrate" in parts else None),
+        notes=args.notes,
+    )
 
 
 if __name__ == "__main__":

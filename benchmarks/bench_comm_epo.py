@@ -4,11 +4,12 @@ Run (full, ~3 min): ``python benchmarks/bench_comm_epo.py``
 Quick:              ``python benchmarks/bench_comm_epo.py --seeds 10``
 
 Protoss 5v5 on SMAX with ``--epo`` (SMACv2's EPO: an enemy is observed only by the first agent
-that spots it, ``prob_obs_enemy=0``, and attack actions are not masked by range), library-only
-play (``compass.session.run``: retrieval picks ``race_adaptive_combat``) with
+that spots it, ``prob_obs_enemy=0``, and attack actions are not masked by range, but an out-of-range attack sends no order), library-only
+play with a named skill (``compass.session.run`` with ``skill="race_adaptive_combat"``, i.e.
+``compass run --skill race_adaptive_combat``; no retrieval) with
 ``--comm none | onehop | multihop`` on the same seeds, 95 % Wilson intervals. The same setting
 without EPO is the reference. Besides the win rate, the table shows enemies killed per episode and
-how much the protocol sent.
+how much the protocol sent. Results: ``benchmarks/results/bench_comm_epo[_knowledge_only].json``.
 """
 
 from __future__ import annotations
@@ -22,13 +23,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
+from benchmarks._results import write_results  # noqa: E402
 from compass.config import RunConfig  # noqa: E402
-from compass.core.family import get_family
+from compass.core.family import get_family  # noqa: E402
 from compass.eval.stats import wilson_interval  # noqa: E402
 from compass.session import run  # noqa: E402
 
 
-def play(scenario: str, epo: bool, comm: str, seeds: int, start: int, library: Path, out: Path) -> dict:
+def play(
+    scenario: str, epo: bool, comm: str, seeds: int, start: int, library: Path, out: Path, skill: str
+) -> dict:
     cfg = RunConfig(
         env=f"smax:{scenario}",
         episodes=seeds,
@@ -39,6 +43,7 @@ def play(scenario: str, epo: bool, comm: str, seeds: int, start: int, library: P
         run_id=f"{scenario}-{'epo' if epo else 'std'}-{comm}",
         epo=epo,
         comm=comm,
+        skill=skill,
     )
     summary = run(cfg)
     episodes = summary["episodes"]
@@ -54,12 +59,11 @@ def play(scenario: str, epo: bool, comm: str, seeds: int, start: int, library: P
 
 
 def knowledge_only(library: Path) -> None:
-    """Ablation: drop the skill's EPO fallback that attacks live enemies nobody reports.
+    """Ablation: drop the skill's EPO fallback for agents that know of no enemy.
 
     Without it a unit acts only on enemies it sees or hears about (the paper's setting, where
     agents without communication fall back to "no enemy" behaviour); with it, a unit that knows of
-    no enemy follows an ally's attack target (from the ally's last action) or issues an attack on a
-    live enemy anyway, and SC2's attack order walks it there.
+    no enemy walks to the nearest ally whose last action attacked an enemy it does not know of.
     """
     path = library / "combat" / "race_adaptive_combat.py"
     text = path.read_text()
@@ -78,8 +82,10 @@ def main() -> None:
     ap.add_argument(
         "--knowledge-only",
         action="store_true",
-        help="ablation: without the skill's attack on live enemies nobody reports",
+        help="ablation: without the skill's walk to allies fighting enemies it does not know of",
     )
+    ap.add_argument("--skill", default="race_adaptive_combat", help="the named skill every agent runs")
+    ap.add_argument("--notes", default="", help="stored with the results, e.g. why seeds were reduced")
     args = ap.parse_args()
     settings = [(True, c) for c in args.comms.split(",")]
     if not args.no_reference:
@@ -90,18 +96,31 @@ def main() -> None:
         shutil.copytree(get_family("combat").seed_skills_dir, tmp / "library" / "combat")
         if args.knowledge_only:
             knowledge_only(tmp / "library")
-            print("ablation: race_adaptive_combat without its attack on unreported live enemies")
+            print(f"ablation: {args.skill} without its EPO fallback")
         print(
-            f"{args.scenario}, library-only (race_adaptive_combat), seeds {args.start}..{args.start + args.seeds - 1}"
+            f"{args.scenario}, library-only, named skill {args.skill}, seeds {args.start}..{args.start + args.seeds - 1}"
         )
+        results: dict = {
+            "scenario": args.scenario,
+            "skill": args.skill,
+            "knowledge_only": args.knowledge_only,
+        }
         print(
             f"{'setting':18s} {'win rate [95% CI]':>20s} {'enemies killed':>15s} {'timeouts':>9s} "
             f"{'steps':>6s} {'comm kB/ep':>10s} {'sec':>5s}"
         )
         for epo, comm in settings:
             t0 = time.perf_counter()
-            r = play(args.scenario, epo, comm, args.seeds, args.start, tmp / "library", tmp / "runs")
+            r = play(
+                args.scenario, epo, comm, args.seeds, args.start, tmp / "library", tmp / "runs", args.skill
+            )
             lo, hi = wilson_interval(r["wins"], r["n"])
+            results.setdefault("epo" if epo else "no_epo", {})[comm] = {
+                **r,
+                "rate": r["wins"] / r["n"],
+                "ci95": [lo, hi],
+                "comm_kb": r["bytes"] / 1e3,
+            }
             label = f"{'EPO' if epo else 'no EPO'} {comm}"
             print(
                 f"{label:18s} {r['wins'] / r['n']:8.2f} [{lo:4.2f}, {hi:4.2f}] {r['dead_enemies']:15.2f} "
@@ -110,6 +129,12 @@ def main() -> None:
             )
             if r["skill_errors"]:
                 print(f"  ({r['skill_errors']} skill errors)")
+    write_results(
+        "bench_comm_epo_knowledge_only" if args.knowledge_only else "bench_comm_epo",
+        results,
+        seeds=f"{args.start}..{args.start + args.seeds - 1}",
+        notes=args.notes,
+    )
 
 
 if __name__ == "__main__":

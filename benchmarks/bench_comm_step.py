@@ -10,13 +10,18 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import timeit
+from pathlib import Path
 
 import numpy as np
 
-from compass.comm import CommProtocol
-from compass.comm.entity_memory import GlobalEntityMemory
-from compass.core.types import AgentView, Entity, OwnUnit
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
+
+from benchmarks._results import write_results  # noqa: E402
+from compass.comm import CommProtocol  # noqa: E402
+from compass.comm.entity_memory import GlobalEntityMemory  # noqa: E402
+from compass.core.types import AgentView, Entity, OwnUnit  # noqa: E402
 
 SIGHT, SHOOT, SIZE = 9.0, 6.0, 32.0
 
@@ -50,6 +55,7 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=200)
     args = ap.parse_args()
     trajectory = make_views(np.random.default_rng(0), args.agents, args.enemies, args.steps)
+    results: dict = {"agents": args.agents, "enemies": args.enemies, "steps": args.steps, "modes": {}}
 
     for mode in ("multihop", "onehop", "full", "none", "lossy:0.3", "lossy:0.3:2"):
         proto = CommProtocol(mode, seed=0)
@@ -66,6 +72,11 @@ def main() -> None:
 
         best = min(timeit.repeat(run, number=1, repeat=5)) / len(trajectory)
         st = proto.stats()
+        results["modes"][mode.replace(":", "_").replace(".", "")] = {
+            "us_per_step": best * 1e6,
+            "msgs_per_step": st["total_sent"] / len(trajectory),
+            "bytes_per_step": st["total_bytes"] / len(trajectory),
+        }
         print(
             f"{mode:12s} {best * 1e6:7.0f} µs/step   msgs/step {st['total_sent'] / len(trajectory):6.1f}"
             f"   bytes/step {st['total_bytes'] / len(trajectory):7.0f}"
@@ -80,6 +91,13 @@ def main() -> None:
 
     best = min(timeit.repeat(run_memory, number=1, repeat=5)) / len(trajectory)
     print(f"{'memory.update':12s} {best * 1e6:7.0f} µs/step (GlobalEntityMemory alone, no reads)")
+    results["memory_update_us_per_step"] = best * 1e6
+    name = (
+        "bench_comm_step"
+        if (args.agents, args.enemies) == (5, 10)
+        else f"bench_comm_step_{args.agents}v{args.enemies}"
+    )
+    write_results(name, results, seeds=[0], notes="timings: best of 5 repeats")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere without installing
 
+from benchmarks._results import write_results  # noqa: E402
 from compass.vlm import VLMClient, VLMConfig, VLMRequest  # noqa: E402
 from tests.fakes.fake_vlm_server import FakeVLMServer, Reply  # noqa: E402
 
@@ -98,6 +99,20 @@ async def main(args: argparse.Namespace) -> None:
     for name, seconds in results:
         print(f"{name:<26}{seconds:>9.3f}{base / seconds:>14.1f}x{calls / seconds:>10.1f}")
     print(f"(sequential lower bound {ideal:.2f} s; server saw at most {peak} requests in flight)")
+    keys = ("sequential", "agents_parallel", "all_parallel_limit8", "all_parallel_unlimited")
+    write_results(
+        "bench_vlm_concurrency",
+        {
+            "calls_per_round": calls,
+            "latency_s": args.latency,
+            **{
+                k: {"wall_s": seconds, "speedup": base / seconds}
+                for k, (_, seconds) in zip(keys, results, strict=True)
+            },
+            "peak_in_flight": peak,
+        },
+        notes=f"median of {args.rounds} rounds; fake server answers after the latency",
+    )
 
 
 def parse_args() -> argparse.Namespace:

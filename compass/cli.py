@@ -70,6 +70,9 @@ def run(
         Path | None, typer.Option(help="skill library root (holds one folder per game family)")
     ] = None,
     out: Annotated[Path, typer.Option(help="where run directories go")] = Path("runs"),
+    run_id: Annotated[
+        str | None, typer.Option(help="run directory name (default: made from time and env)")
+    ] = None,
     max_steps: Annotated[int | None, typer.Option(min=1, help="cap on episode length")] = None,
     video: Annotated[bool, typer.Option(help="write episodes.mp4")] = False,
     epo: Annotated[
@@ -78,6 +81,9 @@ def run(
     comm: Annotated[str, typer.Option(help="multihop | onehop | full | none | lossy:P[:DELAY]")] = "multihop",
     task: Annotated[
         str | None, typer.Option(help="the team's overall goal (default: the env family's)")
+    ] = None,
+    skill: Annotated[
+        str | None, typer.Option(help="library planner: every agent runs this named skill (no retrieval)")
     ] = None,
     decision_interval: Annotated[int, typer.Option(min=1, help="env steps between VLM decisions")] = 8,
     reflection: Annotated[bool, typer.Option(help="--no-reflection: skip Self-Reflection (ablation)")] = True,
@@ -101,11 +107,13 @@ def run(
             vlm=vlm,
             library=library,
             out=out,
+            run_id=run_id,
             max_steps=max_steps,
             video=video,
             epo=epo,
             comm=comm,
             task=task,
+            skill=skill,
             decision_interval=decision_interval,
             reflection=reflection,
             image=image,
@@ -151,6 +159,8 @@ def run(
                     f"  vlm: {u.get('calls', 0)} calls{' (' + ', '.join(faults) + ')' if faults else ''}, "
                     f"{u.get('prompt_tokens', 0)}+{u.get('completion_tokens', 0)} tokens, ${u.get('cost_usd', 0):.4f}"
                 )
+                if u.get("tokens", "reported") != "reported":
+                    extra += f" (tokens {u['tokens']})"
                 failed += u.get("events", {}).get("decision_errors", 0)
             if failed:
                 extra += f"  [red]{failed} decision errors[/]"

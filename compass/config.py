@@ -27,6 +27,7 @@ class RunConfig(BaseModel):
     video: bool = False
     epo: bool = False
     comm: str = "multihop"
+    skill: str | None = None  # library planner: every agent runs this skill, no retrieval
     task: str | None = None  # None: the environment family's default goal (GameFamily.default_task)
     decision_interval: int = Field(8, ge=1, description="env steps between VLM decisions")
     reflection: bool = True

@@ -70,14 +70,24 @@ class Planner(Protocol):
 
 
 class LibraryPlanner:
-    """The paper's "initialized skill library only" mode: the skill retrieved for the task, no VLM."""
+    """The paper's "initialized skill library only" mode, no VLM.
 
-    def __init__(self, library: SkillLibrary) -> None:
+    By default each agent runs the skill retrieved for its task ("retrieval from the task").
+    With ``skill`` every agent runs that named skill and nothing is retrieved ("named skill").
+    """
+
+    def __init__(self, library: SkillLibrary, skill: str | None = None) -> None:
         self.library = library
+        self.skill = skill
+        if skill is not None and skill not in library:
+            names = ", ".join(library.names()) or "none"
+            raise ValueError(f"--skill {skill}: no such skill in {library.dir} (skills: {names})")
         self._cache: dict[str, tuple[str, float]] = {}
 
     async def decide(self, ctx: DecisionContext) -> Decision:
         query = ctx.subtask or ctx.task
+        if self.skill is not None:
+            return Decision(self.skill, query, [{"module": "named_skill", "skill": self.skill}])
         if query not in self._cache:
             hits = self.library.retrieve(query, k=1)
             if not hits:

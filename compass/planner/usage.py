@@ -82,6 +82,7 @@ def _merge(into: UsageStats, other: UsageStats) -> None:
     into.cost_usd += other.cost_usd
     into.latency_s_total += other.latency_s_total
     into.latency_s_max = max(into.latency_s_max, other.latency_s_max)
+    into.estimated_calls += other.estimated_calls
 
 
 def _short(stats: dict[str, Any]) -> dict[str, Any]:
@@ -99,6 +100,9 @@ def _short(stats: dict[str, Any]) -> dict[str, Any]:
         "latency_s_max",
     )
     out = {k: stats[k] for k in keys}
+    # Whether the token figures are the backend's own or estimated here (tiktoken/chars, image rules).
+    estimated = stats.get("estimated_calls", 0)
+    out["tokens"] = "reported" if estimated == 0 else f"estimated for {estimated} of {stats['calls']} calls"
     for k in ("latency_s_total", "latency_s_mean", "latency_s_max"):
         out[k] = round(out[k], 4)
     return out

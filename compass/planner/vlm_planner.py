@@ -205,7 +205,14 @@ class VLMPlanner:
 
     def usage_summary(self) -> dict[str, Any]:
         """The whole run's usage (``summary.json``'s ``vlm_usage``)."""
-        return {"model": self.client.label, **self.usage.summary(), "skills_added": list(self.added)}
+        # "decided_by": the model whose answers chose which modules ran (reflection outcomes,
+        # re-planning); token figures from a scripted server say nothing about a real model.
+        return {
+            "model": self.client.label,
+            "decided_by": self.client.label,
+            **self.usage.summary(),
+            "skills_added": list(self.added),
+        }
 
     async def aclose(self) -> None:
         """Release the client's connections (the session calls this once, in the run's event loop)."""

@@ -107,6 +107,14 @@ class SkillLibrary:
             return
         self.problems.append(LoadProblem(path, message))
 
+    def display_name(self, path: Path) -> str:
+        """``FAMILY/FILE.py``: the skill file relative to the library root.
+
+        Compiled skills carry this name (not the absolute path), so tracebacks in traces are the
+        same wherever the library lives and two identical runs write identical traces.
+        """
+        return f"{self.family}/{path.name}"
+
     def _load_file(self, path: Path) -> None:
         try:
             size = path.stat().st_size
@@ -122,12 +130,14 @@ class SkillLibrary:
         offset = header_length(text)
         try:
             skill = parse_skill_source(text, self.family, path)
-            compiled = compile_skill(skill.code, skill.name, self.family, str(path), line_offset=offset)
+            compiled = compile_skill(
+                skill.code, skill.name, self.family, self.display_name(path), line_offset=offset
+            )
         except SyntaxError as e:
             self.problems.append(LoadProblem(path, f"line {(e.lineno or 0) + offset}: syntax error: {e.msg}"))
             return
         except (SkillError, ValueError) as e:
-            self.problems.append(LoadProblem(path, _without_path(str(e), path)))
+            self.problems.append(LoadProblem(path, _without_path(str(e), self.display_name(path))))
             return
         except (RecursionError, MemoryError):
             self.problems.append(LoadProblem(path, "nested too deeply to compile (RecursionError)"))
@@ -214,7 +224,11 @@ class SkillLibrary:
         skill.meta.setdefault("created", datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
         path = self.dir / f"{name}.py"
         compiled = compile_skill(
-            skill.code, skill.name, self.family, str(path), line_offset=header_length(skill.file_text())
+            skill.code,
+            skill.name,
+            self.family,
+            self.display_name(path),
+            line_offset=header_length(skill.file_text()),
         )
         atomic_write_text(path, skill.file_text())
         skill.path = path
@@ -265,7 +279,7 @@ def header_length(text: str) -> int:
     return n
 
 
-def _without_path(message: str, path: Path) -> str:
+def _without_path(message: str, path: Path | str) -> str:
     """Sandbox messages start with the file path; problems are listed by file already."""
     import re
 

@@ -16,6 +16,7 @@ from compass.vlm.backends.validate import answer_text
 from compass.vlm.cache import ResponseCache
 from compass.vlm.config import VLMConfig
 from compass.vlm.errors import BackendError, VLMError
+from compass.vlm.image_tokens import image_tokens
 from compass.vlm.keys import prompt_key, request_key
 from compass.vlm.pricing import cost_usd, price_for
 from compass.vlm.spec import make_backend
@@ -113,6 +114,7 @@ class VLMClient:
                     "tag": req.tag,
                     "latency_s": latency,
                     "cost_usd": completion.cost_usd,
+                    "usage_source": completion.usage_source,
                 },
             )
         self.usage.record(completion, req.tag)
@@ -150,6 +152,7 @@ class VLMClient:
             model=self.backend.model,
             key=key,
             attempts=0,
+            usage_source=record.get("usage_source", "reported"),
         )
         self.usage.record(completion, req.tag)
         return completion
@@ -198,10 +201,11 @@ class VLMClient:
     ) -> Completion:
         prompt_tokens = reply.prompt_tokens
         if prompt_tokens is None:
-            prompt_tokens = self._count(f"{req.system or ''}\n{req.prompt}")
+            prompt_tokens = self._count(f"{req.system or ''}\n{req.prompt}") + self._image_tokens(req)
         completion_tokens = reply.completion_tokens
         if completion_tokens is None:
             completion_tokens = self._count(reply.text)
+        reported = reply.prompt_tokens is not None and reply.completion_tokens is not None
         return Completion(
             text=reply.text,
             prompt_tokens=prompt_tokens,
@@ -213,7 +217,22 @@ class VLMClient:
             model=self.backend.model,
             key=key,
             attempts=attempts,
+            usage_source="reported" if reported else "estimated",
         )
+
+    def _image_tokens(self, req: VLMRequest) -> int:
+        """Images by the provider's published rule for the detail sent (0 where none is published)."""
+        total = 0
+        self_hosted = getattr(self.backend, "base_url", None) is not None
+        for png in req.images:
+            try:
+                n = image_tokens(
+                    self.backend.name, self.backend.model, png, self.backend.image_detail, self_hosted
+                )
+            except ValueError:  # not a PNG: its size is unknown
+                continue
+            total += n or 0
+        return total
 
     def _count(self, text: str) -> int:
         # tiktoken only approximates API tokenizers, and a local model's tokenizer is unknown here.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -24,3 +25,6 @@ class VLMConfig(BaseModel):
     temperature: float = Field(0.0, ge=0)
     max_tokens: int = Field(1024, ge=1)
     device: str = Field("cpu", description="torch device of the hf backend")
+    image_detail: Literal["low", "high", "auto"] = Field(
+        "low", description="OpenAI image `detail`, always sent; also what image tokens are estimated for"
+    )

@@ -48,7 +48,7 @@ def make_backend(spec: str, config: VLMConfig) -> Backend:
     if parsed.prefix == "openai":
         from compass.vlm.backends.openai_api import OpenAIBackend
 
-        return OpenAIBackend(parsed.model, parsed.base_url)
+        return OpenAIBackend(parsed.model, parsed.base_url, image_detail=config.image_detail)
     if parsed.prefix == "anthropic":
         from compass.vlm.backends.anthropic_api import AnthropicBackend
 

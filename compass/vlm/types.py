@@ -60,6 +60,8 @@ class Completion:
     model: str
     key: str
     attempts: int = 1
+    #: "reported" when the backend reported both token counts, else "estimated" (see client._completion).
+    usage_source: str = "reported"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -82,9 +84,11 @@ class UsageStats:
     cost_usd: float = 0.0
     latency_s_total: float = 0.0
     latency_s_max: float = 0.0
+    estimated_calls: int = 0  # calls whose tokens were estimated here, not reported by the backend
 
     def add(self, completion: Completion) -> None:
         self.calls += 1
+        self.estimated_calls += completion.usage_source != "reported"
         self.retries += max(completion.attempts - 1, 0)  # cache hits have 0 attempts
         self.prompt_tokens += completion.prompt_tokens
         self.completion_tokens += completion.completion_tokens

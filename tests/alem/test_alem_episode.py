@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from alem_testlib import load_skill, needs_alem
 
@@ -32,13 +30,11 @@ def _play(env, seed: int, steps: int):
 
 def test_short_library_episode(alem_overworld):
     env = alem_overworld(250)
-    start = time.perf_counter()
     score, errors = _play(env, seed=0, steps=250)
     assert errors == 0
     assert score.steps == 250
     assert score.base_pct > 1.0  # wood, table, drink... within 250 steps
     assert all("COLLECT_WOOD" in a.achievements for a in score.agents)
-    assert time.perf_counter() - start < 60
 
 
 @pytest.mark.slow

@@ -1,4 +1,4 @@
-"""``compass run --env alem:...``: the generalist skill is retrieved and the paper's metrics are reported."""
+"""``compass run --env alem:...``: a named skill runs and the paper's metrics are reported."""
 
 from __future__ import annotations
 
@@ -9,7 +9,11 @@ from compass.session import run
 
 
 def test_alem_run_reports_base_coord_total_with_cis(tmp_path):
-    summary = run(RunConfig(env="alem:overworld", episodes=2, max_steps=30, out=tmp_path, run_id="a"))
+    summary = run(
+        RunConfig(
+            env="alem:overworld", episodes=2, max_steps=30, out=tmp_path, run_id="a", skill="alem_role_policy"
+        )
+    )
     on_disk = json.loads((tmp_path / "a" / "summary.json").read_text())
     assert all(set(e["skills_used"]) == {"alem_role_policy"} for e in on_disk["episodes"])
     for key in ("base_pct", "coord_pct", "total_pct"):

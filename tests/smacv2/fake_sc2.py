@@ -12,8 +12,12 @@ combat dynamics in place of the game. Behaviour the adapter depends on is kept:
 - ``get_avail_agent_actions``: no-op only when dead, stop always, moves unless off the map, attacks
   on alive enemies in shoot range (all alive ones with ``action_mask=False``); medivacs target
   non-medivac allies (heal);
-- ``step`` asserts the action is available, as smacv2's ``get_agent_action`` does, and returns
-  ``(reward, terminated, info)`` with ``info["battle_won"]``; the episode ends at ``episode_limit``;
+- ``step`` follows upstream's ``step``/``get_agent_action``/``update_units``/``reward_battle``
+  (line numbers cited at each method, oxwhirl/smacv2@577ab5a ``smacv2/env/starcraft2/starcraft2.py``):
+  it asserts each action is available, turns it into the order smacv2 would send (``orders_sent``;
+  an attack or heal whose target is out of shoot range sends NO order), returns the shaped, scaled
+  reward (damage + 10 per kill + 200 for a win, divided by ``max_reward / 20``), and ends the
+  episode when a side is dead (or only medivacs are left) or at ``episode_limit``;
 - ``get_obs`` updates ``obs_enemies`` (n_enemies x n_agents) and ``enemy_tags``: the first agent to
   see an enemy observes it, every other agent with probability ``prob_obs_enemy`` (``np.random.rand``),
   agents visited in ``random.shuffle`` order;
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import math
 import random
+from copy import deepcopy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -181,6 +186,16 @@ class StarCraft2Env:
         self.launches = 0
         self.actions_received: list[list[int]] = []
         self.other_kwargs = other
+        self.orders_sent: list[list[tuple]] = []  # per step, what get_agent_action sent to the game
+        # Reward settings: smacv2's defaults (starcraft2.py L96-103); max_reward as L338-340 plus
+        # the enemies' health and shield on the first episode (init_units, L2406-2410).
+        self.reward_death_value, self.reward_win, self.reward_defeat = 10, 200, 0
+        self.reward_scale_rate = 20
+        self.max_reward = self.n_enemies * self.reward_death_value + self.reward_win
+        self._total_steps = 0
+        self.death_tracker_ally = np.zeros(self.n_agents)
+        self.death_tracker_enemy = np.zeros(self.n_enemies)
+        self.win_counted = self.defeat_counted = False
 
     # --- episode ------------------------------------------------------------------------------
 
@@ -225,7 +240,13 @@ class StarCraft2Env:
         self.obs_enemies = np.zeros((self.n_enemies, self.n_agents))
         self.enemy_tags = [None] * self.n_enemies
         self.last_action = np.zeros((self.n_agents, self.n_actions))
-        self.previous_ally_units = None
+        self.previous_ally_units = self.previous_enemy_units = None
+        self.death_tracker_ally = np.zeros(self.n_agents)  # reset, L552-559
+        self.death_tracker_enemy = np.zeros(self.n_enemies)
+        self.win_counted = self.defeat_counted = False
+        if self._episode_count == 0:
+            self.max_reward = self.n_enemies * self.reward_death_value + self.reward_win
+            self.max_reward += sum(u.health_max + u.shield_max for u in self.enemies.values())
         return self.get_obs(), self.get_state()
 
     def close(self) -> None:
@@ -333,35 +354,68 @@ class StarCraft2Env:
         target.shield -= absorbed
         target.health = max(0.0, target.health - (damage - absorbed))
 
+    # --- one step, as upstream's ``step`` (starcraft2.py L612-722 at oxwhirl/smacv2@577ab5a) -------
+
+    def get_agent_action(self, a_id: int, action: int) -> tuple | None:
+        """The order smacv2 sends for ``action`` (L724-871), or ``None`` for no order at all."""
+        avail = self.get_avail_agent_actions(a_id)
+        assert avail[action] == 1, f"Agent {a_id} cannot perform action {action}"  # L727-729
+        unit = self.get_unit_by_id(a_id)
+        x, y = unit.pos.x, unit.pos.y
+        if action == 0:
+            assert unit.health == 0, "No-op only available for dead agents."  # L736-741
+            return None
+        if action == 1:
+            return ("stop", a_id)  # L742-750
+        if action in (2, 3, 4, 5):  # L752-815: move by _move_amount N, S, E, W
+            dx, dy = ((0, 1), (0, -1), (1, 0), (-1, 0))[action - 2]
+            return ("move", a_id, x + dx * self._move_amount, y + dy * self._move_amount)
+        target_id = action - self.n_actions_no_attack  # L823-845
+        if self.map_type in ("MMM", "terran_gen") and unit.unit_type == self.medivac_id:
+            target, name = self.agents[target_id], "heal"
+        else:
+            target, name = self.enemies[target_id], "attack"
+        # L847-858: an attack/heal is sent only when the target is in shoot range; otherwise NO
+        # command at all (with action_mask=False, EPO, out-of-range attacks are available but do
+        # nothing: the unit does not walk to the target).
+        if not self.get_can_shoot(a_id, target):
+            return None
+        return (name, a_id, target.tag)
+
+    def get_can_shoot(self, agent_id: int, t_unit: Unit) -> bool:
+        """L2186-2199 (no conic FOV): distance <= the agent's shoot range."""
+        unit = self.get_unit_by_id(agent_id)
+        return self.distance(unit.pos.x, unit.pos.y, t_unit.pos.x, t_unit.pos.y) <= self.unit_shoot_range(
+            agent_id
+        )
+
+    def _apply(self, order: tuple) -> None:
+        """Toy game physics for one order (the game itself is not here)."""
+        kind, a_id = order[0], order[1]
+        unit = self.agents[a_id]
+        if kind == "move":
+            unit.pos = Point(
+                min(max(order[2], 0.0), self.map_x - 0.01), min(max(order[3], 0.0), self.map_y - 0.01)
+            )
+        elif kind == "heal":
+            target = next(u for u in self.agents.values() if u.tag == order[2])
+            target.health = min(target.health_max, target.health + 9)
+        elif kind == "attack":
+            target = next(u for u in self.enemies.values() if u.tag == order[2])
+            self._hit(target, STATS[self._name(unit)][2])
+            unit.weapon_cooldown = self.unit_max_cooldown(unit) / 2
+
     def step(self, actions):
         actions = [int(a) for a in actions]
         self.actions_received.append(actions)
         self.last_action = np.eye(self.n_actions)[np.array(actions)]
-        for a_id, action in enumerate(actions):
-            assert self.get_avail_agent_actions(a_id)[action] == 1, (
-                f"Agent {a_id} cannot perform action {action}"
-            )
-            unit = self.agents[a_id]
-            if action in (2, 3, 4, 5):
-                dx, dy = ((0, 1), (0, -1), (1, 0), (-1, 0))[action - 2]
-                unit.pos = Point(
-                    min(max(unit.pos.x + dx * self._move_amount, 0.0), self.map_x - 0.01),
-                    min(max(unit.pos.y + dy * self._move_amount, 0.0), self.map_y - 0.01),
-                )
-            elif action >= self.n_actions_no_attack:
-                t_id = action - self.n_actions_no_attack
-                heals = unit.unit_type == self.medivac_id
-                target = self.agents[t_id] if heals else self.enemies[t_id]
-                in_range = self.distance(
-                    unit.pos.x, unit.pos.y, target.pos.x, target.pos.y
-                ) <= self.unit_shoot_range(a_id)
-                if not in_range:
-                    continue  # smacv2 sends no command for an out-of-range target
-                if heals:
-                    target.health = min(target.health_max, target.health + 9)
-                else:
-                    self._hit(target, STATS[self._name(unit)][2])
-                    unit.weapon_cooldown = self.unit_max_cooldown(unit) / 2
+        orders = [self.get_agent_action(a_id, a) for a_id, a in enumerate(actions)]  # L623-632
+        self.orders_sent.append([o for o in orders if o])
+        self.previous_ally_units = deepcopy(self.agents)  # update_units, L2459-2460
+        self.previous_enemy_units = deepcopy(self.enemies)
+        for order in orders:
+            if order:
+                self._apply(order)
         if self.enemy_ai:
             for e_unit in self.enemies.values():
                 if e_unit.health <= 0:
@@ -372,11 +426,15 @@ class StarCraft2Env:
                         alive, key=lambda u: self.distance(u.pos.x, u.pos.y, e_unit.pos.x, e_unit.pos.y)
                     )
                     self._hit(near, STATS[self._name(e_unit)][2])
+        self._total_steps += 1
         self._episode_steps += 1
+        game_end_code = self.update_units()
+        terminated = False
+        reward = self.reward_battle()
         info: dict[str, Any] = {"battle_won": False}
-        dead_allies = dead_enemies = 0
+        dead_allies = dead_enemies = 0  # L668-684
         for a_id, unit in self.agents.items():
-            if unit.health <= 0:
+            if unit.health == 0:
                 dead_allies += 1
                 for e in range(self.n_enemies):
                     if self.enemy_tags[e] == a_id:
@@ -384,25 +442,62 @@ class StarCraft2Env:
                         self.obs_enemies[e, :] = 0
                         self.obs_enemies[:, a_id] = 0
         for e_id, unit in self.enemies.items():
-            if unit.health <= 0:
+            if unit.health == 0:
                 dead_enemies += 1
                 self.enemy_tags[e_id] = None
                 self.obs_enemies[e_id, :] = 0
         info["dead_allies"], info["dead_enemies"] = dead_allies, dead_enemies
-        fighting_allies = [u for u in self.agents.values() if u.health > 0 and u.unit_type != self.medivac_id]
-        fighting_enemies = [
-            u for u in self.enemies.values() if u.health > 0 and u.unit_type != SC2_IDS["medivac"]
-        ]
-        terminated = False
-        if not fighting_enemies and fighting_allies:
-            terminated, info["battle_won"] = True, True
-        elif not fighting_allies:
+        if game_end_code is not None:  # L686-702: battle over (won, lost or both teams dead)
             terminated = True
-        elif self._episode_steps >= self.episode_limit:
+            if game_end_code == 1 and not self.win_counted:
+                self.win_counted = True
+                info["battle_won"] = True
+                reward += self.reward_win
+            elif game_end_code == -1 and not self.defeat_counted:
+                self.defeat_counted = True
+                reward += self.reward_defeat
+        elif self._episode_steps >= self.episode_limit:  # L704-710
             terminated = True
         if terminated:
             self._episode_count += 1
-        return float(dead_enemies), terminated, info
+        reward /= self.max_reward / self.reward_scale_rate  # L717-718 (reward_scale=True)
+        return reward, terminated, info
+
+    def update_units(self) -> int | None:
+        """Game end code as L2487-2501: -1 lost, 1 won, 0 both teams dead, None running."""
+        n_ally_alive = sum(u.health > 0 for u in self.agents.values())
+        n_enemy_alive = sum(u.health > 0 for u in self.enemies.values())
+        if n_ally_alive == 0 and n_enemy_alive > 0 or self.only_medivac_left(ally=True):
+            return -1
+        if n_ally_alive > 0 and n_enemy_alive == 0 or self.only_medivac_left(ally=False):
+            return 1
+        if n_ally_alive == 0 and n_enemy_alive == 0:
+            return 0
+        return None
+
+    def only_medivac_left(self, ally: bool) -> bool:
+        """L2597-2619: only medivacs alive on one side (terran maps only)."""
+        if self.map_type not in ("MMM", "terran_gen"):
+            return False
+        if ally:
+            return not [a for a in self.agents.values() if a.health > 0 and a.unit_type != self.medivac_id]
+        return not [a for a in self.enemies.values() if a.health > 0 and a.unit_type != SC2_IDS["medivac"]]
+
+    def reward_battle(self) -> float:
+        """L989-1046 with smacv2's defaults (shaped, reward_only_positive=True): damage dealt to
+        enemies (health + shield) plus reward_death_value per enemy killed, never negative."""
+        delta_deaths = delta_enemy = 0.0
+        for e_id, e_unit in self.enemies.items():
+            if not self.death_tracker_enemy[e_id]:
+                prev = self.previous_enemy_units[e_id]
+                prev_health = prev.health + prev.shield
+                if e_unit.health == 0:
+                    self.death_tracker_enemy[e_id] = 1
+                    delta_deaths += self.reward_death_value
+                    delta_enemy += prev_health
+                else:
+                    delta_enemy += prev_health - e_unit.health - e_unit.shield
+        return max(delta_enemy + delta_deaths, 0)
 
 
 @dataclass

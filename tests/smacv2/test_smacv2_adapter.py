@@ -114,7 +114,7 @@ def test_actions_smacv2_would_refuse_are_replaced(make_env):
     env = make_env(config=config)
     env.reset(0)
     # Agents are the stalkers sorted by x: 0 at (10,10), 1 (20,20), 2 (22,20), 3 (24,20), 4 (31.5,16).
-    assert env.native_action(0, ATTACK_OFFSET + 0) == 4  # out of range: walk East towards it
+    assert env.native_action(0, ATTACK_OFFSET + 0) == 1  # masked (out of range): stop, no walking
     assert env.native_action(4, 4) == 1  # East runs off the map: stop
     assert env.native_action(0, 0) == 1  # no-op while alive: stop
     with pytest.raises(ValueError, match="out of range"):
@@ -123,7 +123,7 @@ def test_actions_smacv2_would_refuse_are_replaced(make_env):
         env.step([1, 1])
     env.sc.agents[3].health = 0  # smacv2 keeps a dead unit's last proto with health 0
     res = env.step([ATTACK_OFFSET + 0, 1, 1, 1, 4])  # the stand-in asserts like smacv2 on refusals
-    assert env.sc.actions_received[-1] == [4, 1, 1, 0, 1]
+    assert env.sc.actions_received[-1] == [1, 1, 1, 0, 1]
     assert res.info["replaced_actions"] == 3
     assert not res.views[3].alive and res.views[3].avail_actions == (0,)
     assert "Your unit is dead" in res.views[3].text
@@ -171,11 +171,39 @@ def test_without_epo_every_agent_in_sight_sees_the_enemy(make_env):
     assert env_p.env_kwargs["prob_obs_enemy"] == 0.5 and env_p.sc.prob_obs_enemy == 0.5
 
 
-def test_out_of_range_attack_under_epo_is_sent_as_is(make_env):
+def test_out_of_range_attack_under_epo_is_sent_as_is_and_does_nothing(make_env):
     env = make_env(epo=True, config=EPO_SCENE)
     env.reset(0)
-    res = env.step([ATTACK_OFFSET + 4] * 5)  # available without the mask; SC2 issues no order
+    where = {i: (u.pos.x, u.pos.y) for i, u in env.sc.agents.items()}
+    target = env.sc.enemies[4]
+    hp = (target.health, target.shield)
+    res = env.step([ATTACK_OFFSET + 4] * 5)  # available without the mask
     assert env.sc.actions_received[-1] == [ATTACK_OFFSET + 4] * 5 and res.info["replaced_actions"] == 0
+    # smacv2's get_agent_action sends no command for an out-of-range target: nobody walks there.
+    assert env.sc.orders_sent[-1] == []
+    assert {i: (u.pos.x, u.pos.y) for i, u in env.sc.agents.items()} == where
+    assert (target.health, target.shield) == hp and res.rewards[0] == 0.0
+
+
+def test_reward_is_smacv2_shaped_and_scaled(make_env):
+    env = make_env(config=PROTOSS)
+    env.reset(0)
+    sc = env.sc
+    # max_reward: 10 per enemy + 200 for the win + the enemies' health and shield (upstream).
+    assert sc.max_reward == 5 * 10 + 200 + sum(u.health_max + u.shield_max for u in sc.enemies.values())
+    enemy = sc.enemies[0]
+    before = enemy.health + enemy.shield
+    res = env.step([1, 1, ATTACK_OFFSET + 0, 1, 1])  # the stalker at (10,10) shoots (14,10)
+    assert sc.orders_sent[-1] == [
+        ("stop", 0),
+        ("stop", 1),
+        ("attack", STALKER, enemy.tag),
+        ("stop", 3),
+        ("stop", 4),
+    ]
+    dealt = before - (enemy.health + enemy.shield)
+    assert dealt > 0 and res.rewards[0] == pytest.approx(dealt / (sc.max_reward / 20))
+    assert not res.done
 
 
 def test_win_when_smacv2_reports_battle_won(make_env):
@@ -187,6 +215,8 @@ def test_win_when_smacv2_reports_battle_won(make_env):
     res = env.step([1, 1, ATTACK_OFFSET + 0, 1, 1])
     assert res.done and res.outcome == "win" and res.info["battle_won"] is True
     assert res.info["dead_enemies"] == 5 and res.rewards == [res.rewards[0]] * 5
+    # The win bonus (200) and 10 per kill are in the step's reward, scaled like smacv2's.
+    assert res.rewards[0] >= (200 + 5 * 10) / (env.sc.max_reward / 20)
 
 
 def test_loss_when_the_team_is_destroyed(make_env):

@@ -17,7 +17,7 @@ async def test_server_never_sees_more_than_the_limit(fake_vlm_server, fast_confi
     elapsed = time.perf_counter() - start
     assert [r.text for r in results] == [f"Q{i}" for i in range(9)]
     assert fake_vlm_server.max_in_flight == 3
-    assert 0.4 < elapsed < 1.5  # three waves of 0.15 s, not nine
+    assert elapsed > 0.4  # at least three waves of 0.15 s (no upper bound: busy machines are slow)
     assert client.usage.total.calls == 9
 
 

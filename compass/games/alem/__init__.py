@@ -6,7 +6,9 @@ from compass.core.family import EnvOptions, GameFamily, Scorer
 from compass.core.types import AgentView, MultiAgentEnv
 from compass.games.alem.scenarios import SCENARIOS
 
-DEFAULT_TASK = "Play ALEM as any role: survive, then coordinate with the team, then climb the tool ladder"
+# The game's own goal, worded independently of every skill's description (no skill's docstring or
+# subtask header is copied here); `--skill alem_role_policy` runs the generalist skill by name.
+DEFAULT_TASK = "Unlock as many achievements as possible as a team"
 
 FRAME_LEGEND = (
     "your agent's egocentric view of the map tiles around it (you are at the centre; "

@@ -254,8 +254,10 @@ class SmaxEnv:
             u = self.n_agents + j
             if np.linalg.norm(s.pos[u] - s.pos[i]) < s.attack[i]:
                 return _SMAX_ATTACK_OFFSET + j
-            # Out of range (EPO, no action mask): SC2's attack-unit order walks towards the target.
-            return _SMAX_MOVE[self._direction_towards(s.pos[u] - s.pos[i])] if s.alive[u] else _SMAX_STOP
+            # Out of range (EPO, no action mask): smacv2 sends no command at all (get_agent_action,
+            # `if can_shoot: ... else: return None`, starcraft2.py L847-858 at oxwhirl/smacv2@577ab5a),
+            # so the unit does not walk to the target. SMAX has no standing orders: it stops.
+            return _SMAX_STOP
         return _SMAX_STOP  # no-op and stop
 
     def _enemy_to_smax(self, j: int, a: int) -> int:

@@ -38,6 +38,8 @@ class Backend:
     interruptible: bool = True
     #: Count tokens with tiktoken when the reply has no usage (API backends); else chars/4.
     use_tiktoken: bool = False
+    #: Image detail sent (OpenAI only); estimates of image tokens follow it.
+    image_detail: str = "low"
 
     @property
     def cache_id(self) -> str:

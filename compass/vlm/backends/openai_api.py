@@ -15,13 +15,20 @@ from compass.vlm.types import VLMRequest
 ENV_KEY = "OPENAI_API_KEY"
 
 
-def openai_messages(req: VLMRequest) -> list[dict[str, Any]]:
-    """Chat messages in OpenAI wire format: images as ``image_url`` data-URL parts, then the text."""
+def openai_messages(req: VLMRequest, detail: str = "low") -> list[dict[str, Any]]:
+    """Chat messages in OpenAI wire format: images as ``image_url`` data-URL parts, then the text.
+
+    ``detail`` is always sent: left out, the API picks one itself and bills accordingly, so the
+    tokens an image costs would not be known in advance.
+    """
     messages: list[dict[str, Any]] = []
     if req.system:
         messages.append({"role": "system", "content": req.system})
     if req.images:
-        content: Any = [{"type": "image_url", "image_url": {"url": data_url(image)}} for image in req.images]
+        content: Any = [
+            {"type": "image_url", "image_url": {"url": data_url(image), "detail": detail}}
+            for image in req.images
+        ]
         content.append({"type": "text", "text": req.prompt})
     else:
         content = req.prompt  # plain string: accepted by text-only servers too
@@ -40,7 +47,9 @@ class OpenAIBackend(Backend):
     name = "openai"
     use_tiktoken = True
 
-    def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None) -> None:
+    def __init__(
+        self, model: str, base_url: str | None = None, api_key: str | None = None, image_detail: str = "low"
+    ) -> None:
         try:
             import openai
         except ImportError as exc:
@@ -49,6 +58,7 @@ class OpenAIBackend(Backend):
             raise VLMError("openai: spec needs a model name, e.g. openai:gpt-4o-mini")
         self._sdk = openai
         self.model = model
+        self.image_detail = image_detail
         self.base_url = base_url.rstrip("/") if base_url else None
         key = api_key or os.environ.get(ENV_KEY)
         if not key:
@@ -66,7 +76,9 @@ class OpenAIBackend(Backend):
 
     @property
     def cache_id(self) -> str:
-        return f"openai@{self.base_url}" if self.base_url else "openai"
+        base = f"openai@{self.base_url}" if self.base_url else "openai"
+        # The detail changes what an image costs and may change the answer; "low" keeps old keys.
+        return base if self.image_detail == "low" else f"{base}#detail={self.image_detail}"
 
     @property
     def price_backend(self) -> str:
@@ -81,7 +93,7 @@ class OpenAIBackend(Backend):
         try:
             response = await self._clients.get().chat.completions.create(
                 model=self.model,
-                messages=openai_messages(req),
+                messages=openai_messages(req, self.image_detail),
                 temperature=req.temperature,
                 timeout=timeout_s,
                 **limit,

@@ -16,8 +16,6 @@ def attack_nearest(obs: str) -> int:
     known = [e for e in obs_data.enemies if e.visible or e.distance >= 0.95 or (e.id + 6) in valid]
     if known:
         e = min(known, key=lambda e: (e.distance, e.id))
-        if not e.visible and (e.id + 6) in valid:
-            return attack(e.id)  # EPO: the attack order walks to it
         action = find_path(obs_data, e.position[0], e.position[1], target_type=e.unit_type)
         if action:
             return action

@@ -31,8 +31,6 @@ def focus_fire(obs: str) -> int:
     known = [e for e in obs_data.enemies if e.visible or e.distance >= 0.95 or (e.id + 6) in valid]
     if known:
         weakest = min(known, key=lambda e: (effective_health(e), e.distance, e.id))
-        if not weakest.visible and (weakest.id + 6) in valid:
-            return attack(weakest.id)  # EPO: the attack order walks to it
         sight = obs_data.own_sight_range
         step = 2.0  # about one step of movement, in world units
         options = []

@@ -128,14 +128,15 @@ def race_adaptive_combat(obs: str) -> int:
         if not enemies:
             if epo:
                 known = [e.id for e in obs_data.enemies]
-                # An ally fights an enemy only it can see: its last action names the target.
-                hinted = [j for j in focus if (j + 6) in valid and j not in known]
-                if hinted:
-                    return attack(max(hinted, key=lambda j: (focus[j], -j)))
-                # A live enemy nobody reports (its spotter died): the attack order walks to it.
-                hidden = [a for a in valid if a >= 6 and (a - 6) not in known]
-                if hidden:
-                    return hidden[0]
+                # An ally fights an enemy only it can see (its last action names the target): an
+                # out-of-range attack sends no order in SMACv2, so walk to that ally instead.
+                fighting = [a for a in allies if a[0].last_action >= 6 and (a[0].last_action - 6) not in known
+                            and a[0].unit_type != "medivac"]
+                if fighting:
+                    a = min(fighting, key=lambda a: (a[3], a[0].id))
+                    move = go_near(a[1], a[2])
+                    if move:
+                        return move
             if spread > group_radius:
                 move = go_near(team_x, team_y)
                 if move:
@@ -184,8 +185,6 @@ def race_adaptive_combat(obs: str) -> int:
                 if spread > group_radius + 2.0:
                     return go_near(team_x, team_y) or 1
                 return 1  # ahead of the team: wait for it rather than walking back and forth
-        if (e.id + 6) in valid and not e.visible:
-            return attack(e.id)  # EPO: the attack order walks to a relayed enemy
         return go_near(ex, ey, 0.0 if own_melee else shoot - 0.5) or default_action(obs)
 
     return control_logic()

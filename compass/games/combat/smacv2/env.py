@@ -33,10 +33,6 @@ from compass.games.combat.smacv2.config import (
 from compass.games.combat.smacv2.install import Smacv2NotInstalledError, require_smacv2
 from compass.games.combat.text import (
     ATTACK_OFFSET,
-    MOVE_EAST,
-    MOVE_NORTH,
-    MOVE_SOUTH,
-    MOVE_WEST,
     NOOP,
     STOP,
     render_combat_text,
@@ -89,12 +85,6 @@ def smacv2_text(view: AgentView) -> str:
             f"Heal targets: {listed}"
         )
     return text
-
-
-def _direction_towards(dx: float, dy: float) -> int:
-    if abs(dx) >= abs(dy):
-        return MOVE_EAST if dx > 0 else MOVE_WEST
-    return MOVE_NORTH if dy > 0 else MOVE_SOUTH
 
 
 def _reseed_distributions(dists: dict[str, Any], seed: int) -> None:
@@ -244,9 +234,10 @@ class Smacv2Env:
     def native_action(self, i: int, action: int) -> int:
         """The action sent for agent ``i``: ``action`` itself when smacv2 allows it (identity).
 
-        smacv2 asserts on unavailable actions, so others are replaced: a dead unit sends no-op; an
-        attack (heal) out of range walks towards its target, as an SC2 attack order would; anything
-        else (no-op while alive, a move into a wall) becomes stop.
+        smacv2 asserts on unavailable actions, so others are replaced: a dead unit sends no-op;
+        anything else (no-op while alive, a move into a wall, an attack that is masked) becomes
+        stop. An unmasked out-of-range attack (EPO) is passed on: smacv2 then sends no command for
+        it (starcraft2.py L847-858 at oxwhirl/smacv2@577ab5a), so the unit does not walk there.
         """
         if not 0 <= action < self.n_actions:
             raise ValueError(f"action {action} out of range: SMACv2 has {self.n_actions} actions here")
@@ -255,15 +246,6 @@ class Smacv2Env:
             return action
         if avail[NOOP]:  # smacv2 offers no-op to dead units only
             return NOOP
-        s = self.snap
-        if action >= ATTACK_OFFSET:
-            j = action - ATTACK_OFFSET
-            heals = s.names[i] == MEDIVAC
-            target = j if heals else self.n_agents + j
-            if (j < self.n_agents if heals else j < self.n_enemies) and s.alive[target]:
-                move = _direction_towards(*(s.pos[target] - s.pos[i]))
-                if avail[move]:
-                    return move
         return STOP
 
     # --- observation ----------------------------------------------------------------------------
