@@ -202,7 +202,9 @@ class SkillLibrary:
 
     @staticmethod
     def _embed_text(skill: Skill) -> str:
-        return f"{skill.name.replace('_', ' ')}: {skill.description}"
+        # The summary, not the whole docstring: details (how it kites, which constants) dilute what
+        # the skill is for, and the summary is also what the planner's skill listings show.
+        return f"{skill.name.replace('_', ' ')}: {skill.summary}"
 
     # --- changes ----------------------------------------------------------------------------
 

@@ -41,6 +41,11 @@ class Skill:
     path: Path | None = None
 
     @property
+    def summary(self) -> str:
+        """The docstring's first paragraph on one line: what retrieval embeds and skill listings show."""
+        return " ".join(self.description.strip().split("\n\n")[0].split())
+
+    @property
     def provenance(self) -> str:
         return self.meta.get("provenance", "human")
 
