@@ -82,6 +82,20 @@ def check_library(
     return rows
 
 
+def check_compiled(compiled, family: str, limit: int | None = None, seed: int = 0) -> list[str]:
+    """Run one compiled skill on the family's recorded observations; one message per failure."""
+    views = _views(family, None)[:limit]
+    executor = SkillExecutor(get_family(family).skill_api, seed=seed)
+    errors = []
+    for k, view in enumerate(views):
+        result = executor.run(compiled, view)
+        if result.error is not None:
+            errors.append(
+                f"observation {k} (step {view.step}, agent {view.agent_id}): [{result.error.kind}] {result.error}"
+            )
+    return errors
+
+
 def _views(family: str, observations: Sequence[str] | None) -> list[AgentView]:
     fam = get_family(family)
     if observations is None:
