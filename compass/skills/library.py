@@ -111,10 +111,11 @@ class SkillLibrary:
                 self._unknown_file(path)
         self.stats = self._read_stats()
         self._merge(self.stats, self._stats_delta)  # counts recorded but not saved yet stay
-        self._index_names: list[str] = []  # row -> name
-        self._index_rows: dict[str, int] = {}
-        self._index_texts: dict[str, str] = {}
-        self._matrix: np.ndarray | None = None  # (capacity, DIM); rows [0, len(names)) used
+        if not hasattr(self, "_index_rows"):  # a reload keeps rows; retrieval drops stale ones
+            self._index_names: list[str] = []  # row -> name
+            self._index_rows: dict[str, int] = {}
+            self._index_texts: dict[str, str] = {}
+            self._matrix: np.ndarray | None = None  # (capacity, DIM); rows [0, len(names)) used
 
     def _unknown_file(self, path: Path) -> None:
         if path.is_dir():
