@@ -151,7 +151,7 @@ def skills_rm(
     reason: ReasonOpt = None,
     author: AuthorOpt = None,
 ) -> None:
-    """Remove NAME (its history stays; `revert NAME -1` brings it back)."""
+    """Remove NAME (its history stays; `revert NAME prev` brings it back)."""
     lib = _open(library, family)
     _guard(lib.remove, name, author=author, reason=reason)
     console.print(f"removed {name}")
@@ -174,7 +174,7 @@ def skills_rename(
 def skills_diff(
     name: str,
     a: Annotated[
-        str | None, typer.Argument(help="version (number, vN, -1, commit); default: previous")
+        str | None, typer.Argument(help="version (number, vN, prev, ~N, commit); default: previous")
     ] = None,
     b: Annotated[str | None, typer.Argument(help="version; default: the current file")] = None,
     library: LibraryOpt = None,
@@ -198,7 +198,13 @@ def skills_history(name: str, library: LibraryOpt = None, family: FamilyOpt = "c
     table = Table("version", "commit", "date", "author", "kind", "action", "reason")
     for v in versions:
         table.add_row(
-            str(v.number), v.commit[:8], v.date, escape(v.author), v.kind, v.action, escape(v.reason)
+            str(v.number),
+            v.commit[:8],
+            v.date[:19].replace("T", " "),
+            escape(v.author),
+            v.kind,
+            v.action,
+            escape(v.reason),
         )
     console.print(table)
 

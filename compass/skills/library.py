@@ -371,7 +371,7 @@ class SkillLibrary:
         return self.versions.history(self._relpath(name))
 
     def text_at(self, name: str, version: str) -> str:
-        """Skill ``name``'s file as it was at ``version`` (number, ``vN``, ``-1`` or commit id)."""
+        """Skill ``name``'s file as it was at ``version`` (number, ``vN``, ``prev``, ``~N`` or commit id)."""
         store = self._store()
         v = store.resolve(self._relpath(name), version)
         text = store.show(v.commit, v.path)

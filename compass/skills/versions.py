@@ -76,8 +76,8 @@ class VersionStore:
 
     # --- plumbing ---------------------------------------------------------------------------
 
-    def git(self, *args: str, check: bool = True, env: dict[str, str] | None = None) -> str:
-        """Run ``git args`` in the library root and return stdout."""
+    def git(self, *args: str, check: bool = True, env: dict[str, str] | None = None, capture: bool = False):
+        """Run ``git args`` in the library root and return stdout (the process with ``capture``)."""
         base = {
             **os.environ,
             # Never pick up the user's hooks, signing or pager; this repository is compass's.
@@ -110,6 +110,8 @@ class VersionStore:
                 capture_output=True,
                 text=True,
             )
+        if capture:
+            return proc
         if check and proc.returncode != 0:
             raise VersionError(
                 f"git {args[0]} failed in {self.root}: {proc.stderr.strip() or proc.stdout.strip()}"
@@ -139,13 +141,18 @@ class VersionStore:
         stale = self.root / ".git" / "index.lock"
         stale.unlink(missing_ok=True)
 
-    def _commit(self, reason: str, author: str, kind: str, action: str, allow_empty: bool = False) -> str:
+    def _commit(self, reason: str, author: str, kind: str, action: str, allow_empty: bool = False) -> bool:
+        """Commit the index; False when there was nothing to commit."""
         message = f"{reason}\n\nCompass-Author-Kind: {kind}\nCompass-Action: {action}\n"
         args = ["commit", "-q", "--no-verify", "-m", message, f"--author={_author_field(author)}"]
         if allow_empty:
             args.append("--allow-empty")
-        self.git(*args)
-        return self.git("rev-parse", "HEAD").strip()
+        out = self.git(*args, check=False, capture=True)
+        if out.returncode == 0:
+            return True
+        if "nothing to commit" in out.stdout + out.stderr or "no changes added" in out.stdout + out.stderr:
+            return False
+        raise VersionError(f"git commit failed in {self.root}: {(out.stderr or out.stdout).strip()}")
 
     def _dirty(self, paths: list[str] | None = None) -> bool:
         return bool(self.git("status", "--porcelain", "--", *(paths or ["."])).strip())
@@ -170,8 +177,7 @@ class VersionStore:
                 self._commit("changes found on disk (made outside compass)", "unknown", "unknown", "edit")
             yield
             self.git("add", "-A")
-            if self._dirty():
-                self._commit(reason, author, kind, action)
+            self._commit(reason, author, kind, action)
 
     @contextmanager
     def locked(self) -> Iterator[None]:
@@ -226,13 +232,20 @@ class VersionStore:
             return None
 
     def resolve(self, relpath: str, version: str) -> Version:
-        """``version`` as ``3``, ``v3``, ``-1`` (previous), or a commit id prefix."""
+        """``version`` as ``3``, ``v3``, ``prev`` (= ``~1`` = ``-1``: the one before the latest), ``~N``, or a commit id prefix."""
         versions = self.history(relpath)
         if not versions:
-            raise VersionError(f"{relpath} has no recorded versions")
+            raise VersionError(
+                f"{relpath} has no recorded versions"
+                + ("" if self.initialised else " (history starts with the first change made through compass)")
+            )
         v = version.strip().lower()
         if v.startswith("v") and v[1:].isdigit():
             v = v[1:]
+        elif v in ("prev", "previous"):
+            v = "-1"
+        elif v.startswith("~") and v[1:].isdigit():
+            v = "-" + v[1:]
         if v.lstrip("-").isdigit():
             n = int(v)
             idx = n - 1 if n > 0 else len(versions) - 1 + n
