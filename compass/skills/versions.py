@@ -216,6 +216,15 @@ class VersionStore:
                 continue
             files = [n for n in names.strip().splitlines() if n.strip()]
             entries.append((parts, files[-1] if files else relpath))
+        # git's --follow also "follows" into a similar file that was never renamed (a generated
+        # skill looks like its parent): keep a path change only where compass recorded a rename.
+        kept = entries[:1]
+        for parts, path in entries[1:]:
+            newer_parts, newer_path = kept[-1]
+            if path != newer_path and newer_parts[5].strip() != "rename":
+                break
+            kept.append((parts, path))
+        entries = kept
         entries.reverse()
         versions = []
         for n, (p, path) in enumerate(entries, 1):

@@ -35,7 +35,7 @@ def _git(root: Path, *args: str) -> str:
 def test_two_writers_lose_no_skill_no_use_and_no_version(lib_root):
     procs = [_writer(lib_root, tag, 100) for tag in ("alpha", "beta")]
     outs = [p.communicate(timeout=600) for p in procs]
-    for p, (out, err) in zip(procs, outs, strict=True):
+    for p, (_out, err) in zip(procs, outs, strict=True):
         assert p.returncode == 0, err
     acknowledged = [
         line.split()[1] for out, _ in outs for line in out.splitlines() if line.startswith("added ")
