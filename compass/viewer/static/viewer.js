@@ -68,8 +68,9 @@ const compass = (() => {
       const byAgent = Array.from({ length: nAgents }, () => []);
       for (const p of pages) for (const s of p.steps) for (const d of s.decisions) if (d.t <= t + 20) byAgent[d.agent]?.push(d);
       const cols = byAgent.map((ds, i) => {
+        // The current decision (latest at or before t), three before it and four after it.
         const past = ds.filter((d) => d.t <= t), cur = past.length ? past[past.length - 1] : null;
-        const shown = ds.filter((d) => d.t >= t - 40).slice(-8);
+        const at = past.length - 1, shown = ds.slice(Math.max(0, at - 3), at + 5);
         return `<div class="agent-col"><h3>agent ${i}</h3>${shown.map((d) => renderDecision(d, d === cur)).join("") || "<i>no decision in this window</i>"}</div>`;
       });
       document.getElementById("timeline").innerHTML = cols.join("");
