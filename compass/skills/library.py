@@ -199,6 +199,9 @@ class SkillLibrary:
         """
         if not self.skills or k <= 0:
             return []
+        new = [self._embed_text(self.skills[x]) for x in self.skills if x not in self._index_rows]
+        if new and len(new) <= 16:
+            self.embedder.prefetch(new, [query])
         self._sync_index()
         n = len(self._index_names)
         q = self.embedder.embed([query], persist=False)[0]
