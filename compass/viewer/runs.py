@@ -210,25 +210,40 @@ class RunStore:
         return out
 
     def _prompt_links(self, run_id: str, decision: dict[str, Any]) -> list[dict[str, Any]]:
-        """Logged prompt files a decision's VLM calls link (by a key in the record, or by prompt key)."""
+        """Logged prompt files of a decision's VLM calls: the record's ``files`` (``--log-prompts``:
+        ``{"prompt": ..., "images": [...], "response": ...}``), a ``prompt_log``-like key, or a file
+        named after the call's prompt key under ``prompts/``. Paths stay inside the run directory."""
         d = self.run_dir(run_id)
         links = []
         for rec in decision.get("records", []):
-            if rec.get("kind") != "vlm":
+            if rec.get("kind") not in ("vlm", "vlm_error"):
                 continue
-            found = None
+            files = rec.get("files") if isinstance(rec.get("files"), dict) else {}
+            found = files.get("prompt") if isinstance(files.get("prompt"), str) else None
             for k in PROMPT_KEYS:
-                if isinstance(rec.get(k), str) and self._inside(d, rec[k]):
+                if found is None and isinstance(rec.get(k), str):
                     found = rec[k]
             key = rec.get("key_prompt")
-            if found is None and key:
+            if (found is None or not self._inside(d, found)) and key:
+                found = None
                 for sub in PROMPT_DIRS:
                     hits = sorted((d / sub).glob(f"{key}*")) if (d / sub).is_dir() else []
                     if hits:
                         found = str(hits[0].relative_to(d))
                         break
-            if found is not None:
-                links.append({"module": rec.get("module"), "key_prompt": key, "path": found})
+            if found is None or not self._inside(d, found):
+                continue
+            images = [p for p in files.get("images") or [] if isinstance(p, str) and self._inside(d, p)]
+            response = files.get("response")
+            links.append(
+                {
+                    "module": rec.get("module"),
+                    "key_prompt": key,
+                    "path": found,
+                    "images": images,
+                    "response": response if isinstance(response, str) and self._inside(d, response) else None,
+                }
+            )
         return links
 
     @staticmethod

@@ -3,7 +3,6 @@ live viewer serving them on 127.0.0.1."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import socket
 import threading
@@ -52,9 +51,14 @@ def recorded(tmp_path_factory):
     )
     trace = read_trace(runs / "vlm-run")
     first = next(r for r in trace if r["kind"] == "vlm" and r["module"] == "perception")
-    body = next(r.body for r in requests if detect_module(r.text) == "perception")
+    # As --log-prompts writes it (prompts/<prompt key>.txt): this run was recorded without it, so
+    # the file is written here from a perception request the server received.
+    req = next(r for r in requests if detect_module(r.text) == "perception")
     (runs / "vlm-run" / "prompts").mkdir()
-    (runs / "vlm-run" / "prompts" / f"{first['key_prompt']}.json").write_text(json.dumps(body))
+    (runs / "vlm-run" / "prompts" / f"{first['key_prompt']}.txt").write_text(f"### prompt\n{req.text}\n")
+    (runs / "vlm-run" / "images").mkdir()
+    for k, png in enumerate(req.images):
+        (runs / "vlm-run" / "images" / f"sent{k}.png").write_bytes(png)
     return {
         "runs": runs,
         "lib": lib,

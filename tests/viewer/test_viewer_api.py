@@ -93,3 +93,49 @@ def test_skill_page_data_has_lineage_stats_and_the_code_a_decision_ran(viewer_ur
     assert generated[0]["name"] in parent["lineage"]["children"]
     assert parent["in_runs"]["decisions"] > 0 and parent["in_runs"]["episodes"] >= 1
     del read_trace
+
+
+def test_prompt_log_links_of_log_prompts_records(tmp_path):
+    """A trace line with ``files`` (as ``--log-prompts`` writes them) links prompt, images and
+    response; paths outside the run directory are dropped; records without files link nothing."""
+    import json
+
+    from compass.viewer.runs import RunStore
+
+    run = tmp_path / "runs" / "r1"
+    (run / "prompts").mkdir(parents=True)
+    (run / "images").mkdir()
+    (run / "responses").mkdir()
+    (run / "prompts" / "k1.txt").write_text("### prompt\nhello")
+    (run / "images" / "a.png").write_bytes(b"png")
+    (run / "responses" / "r.txt").write_text("answer")
+    files = {
+        "prompt": "prompts/k1.txt",
+        "images": ["images/a.png", "../../secret.png"],
+        "response": "responses/r.txt",
+    }
+    lines = [
+        {"kind": "run_start", "config": {"env": "smax:protoss_5_vs_5"}},
+        {
+            "kind": "decision",
+            "episode": 0,
+            "t": 0,
+            "agent": 0,
+            "skill": "x",
+            "records": [
+                {"module": "perception", "kind": "vlm", "key_prompt": "k1", "files": files},
+                {"module": "actor", "kind": "vlm", "key_prompt": "nope"},
+            ],
+        },
+        {"kind": "step", "episode": 0, "t": 0, "actions": [0], "skills": ["x"], "reward": 0.0},
+    ]
+    (run / "trace.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    (step,) = RunStore(tmp_path / "runs").steps("r1", 0, 0, 5)
+    (link,) = step["decisions"][0]["prompts"]
+    assert link == {
+        "module": "perception",
+        "key_prompt": "k1",
+        "path": "prompts/k1.txt",
+        "images": ["images/a.png"],
+        "response": "responses/r.txt",
+    }

@@ -55,7 +55,7 @@ const compass = (() => {
       return out + "</div>";
     }
     function renderDecision(d, current) {
-      const prompts = (d.prompts || []).map((p) => `<button class="open-prompt" data-path="${esc(p.path)}">prompt: ${esc(p.module)}</button>`).join(" ");
+      const prompts = (d.prompts || []).map((p) => `<button class="open-prompt" data-path="${esc(p.path)}" data-images="${esc(JSON.stringify(p.images || []))}" data-response="${esc(p.response || "")}">prompt: ${esc(p.module)}</button>`).join(" ");
       return `<div class="decision${current ? " current" : ""}" data-t="${d.t}"><div>t=${d.t} · <b>${esc(d.trigger)}</b> → <a href="/library/${esc(family)}/${esc(d.skill)}" class="skill-link" data-skill="${esc(d.skill)}" data-hash="${esc(d.code_hash)}">${esc(d.skill)}</a></div>
         <div>sub-task: ${esc(d.subtask)}</div>${(d.records || []).map(renderRecord).join("")}${prompts}
         <div><button class="show-code" data-skill="${esc(d.skill)}" data-hash="${esc(d.code_hash)}">code at this moment</button></div></div>`;
@@ -140,7 +140,13 @@ const compass = (() => {
       panel.hidden = false;
       panel.innerHTML = "<p>loading…</p>";
       try {
-        if (b.classList.contains("open-prompt")) panel.innerHTML = await promptHTML(`/api/runs/${encodeURIComponent(run)}/file?path=${encodeURIComponent(b.dataset.path)}`, b.dataset.path);
+        if (b.classList.contains("open-prompt")) {
+          const file = (p) => `/api/runs/${encodeURIComponent(run)}/file?path=${encodeURIComponent(p)}`;
+          let h = await promptHTML(file(b.dataset.path), b.dataset.path);
+          h += JSON.parse(b.dataset.images || "[]").map((p) => `<img src="${file(p)}" alt="${esc(p)}">`).join("");
+          if (b.dataset.response) h += `<h3>response</h3><pre>${esc(await (await fetch(file(b.dataset.response))).text())}</pre>`;
+          panel.innerHTML = h;
+        }
         else {
           const c = await getJSON(`/api/library/${family}/skills/${encodeURIComponent(b.dataset.skill)}/code?hash=${b.dataset.hash}`);
           panel.innerHTML = `<h3>${esc(b.dataset.skill)} (version ${esc(c.version)})</h3><pre class="code">${esc(c.text)}</pre>`;
