@@ -10,27 +10,20 @@ from compass.skills.library import SkillLibrary
 from compass.skills.skill import Skill
 
 
-class CountingEmbedder(Embedder):
-    """The real embedder, counting which texts reach the model."""
+@pytest.fixture
+def encoded(monkeypatch) -> list[str]:
+    """Every text that reaches the model (the real one), in order."""
+    import compass.skills.embedding as emb
 
-    def __init__(self, cache_dir=None):
-        super().__init__(cache_dir)
-        self.encoded: list[str] = []
+    seen: list[str] = []
+    real = emb.encode
 
-    def embed(self, texts, persist=True):
-        import compass.skills.embedding as emb
+    def counting(batch):
+        seen.extend(batch)
+        return real(batch)
 
-        real = emb.encode
-
-        def counting(batch):
-            self.encoded.extend(batch)
-            return real(batch)
-
-        emb.encode = counting
-        try:
-            return super().embed(texts, persist)
-        finally:
-            emb.encode = real
+    monkeypatch.setattr(emb, "encode", counting)
+    return seen
 
 
 def _skill(name: str, doc: str) -> Skill:
@@ -38,16 +31,15 @@ def _skill(name: str, doc: str) -> Skill:
     return Skill(name, "combat", code, doc, {"provenance": "human"})
 
 
-def test_add_embeds_only_the_new_skill_and_it_is_found(lib_root, tmp_path):
-    emb = CountingEmbedder(tmp_path / "emb")
-    lib = SkillLibrary(lib_root, "combat", embedder=emb)
+def test_add_embeds_only_the_new_skill_and_it_is_found(lib_root, tmp_path, encoded):
+    lib = SkillLibrary(lib_root, "combat", embedder=Embedder(tmp_path / "emb"))
     lib.retrieve("focus fire", 3)
-    n_first = len(emb.encoded)
+    n_first = len(encoded)
     assert n_first == len(lib) + 1  # every skill once, plus the query
 
     lib.add(_skill("heal_wounded_allies", "Medivac: heal the most wounded ally in range."))
     hits = lib.retrieve("heal the most wounded ally", 3)
-    new_texts = emb.encoded[n_first:]
+    new_texts = encoded[n_first:]
     assert len(new_texts) == 2 and new_texts[0].startswith("heal wounded allies:")  # the new skill, the query
     assert hits[0].skill.name == "heal_wounded_allies"
 
