@@ -111,6 +111,8 @@ class SkillLibrary:
                 self._unknown_file(path)
         self.stats = self._read_stats()
         self._merge(self.stats, self._stats_delta)  # counts recorded but not saved yet stay
+        self._changes = getattr(self, "_changes", 0) + 1
+        self._indexed_at: tuple[int, int] | None = None
         if not hasattr(self, "_index_rows"):  # a reload keeps rows; retrieval drops stale ones
             self._index_names: list[str] = []  # row -> name
             self._index_rows: dict[str, int] = {}
@@ -199,18 +201,21 @@ class SkillLibrary:
         """
         if not self.skills or k <= 0:
             return []
-        new = [self._embed_text(self.skills[x]) for x in self.skills if x not in self._index_rows]
-        if new and len(new) <= 16:
-            self.embedder.prefetch(new, [query])
-        self._sync_index()
+        # Only after a change (or a direct edit of ``skills``) is the matrix compared with the skills.
+        if self._indexed_at != (self._changes, len(self.skills)):
+            new = [self._embed_text(self.skills[x]) for x in self.skills if x not in self._index_rows]
+            if new and len(new) <= 16:
+                self.embedder.prefetch(new, [query])
+            self._sync_index()
+            self._indexed_at = (self._changes, len(self.skills))
         n = len(self._index_names)
         q = self.embedder.embed([query], persist=False)[0]
         scores = self._matrix[:n] @ q
         k = min(k, n)
         top = np.argpartition(-scores, k - 1)[:k] if k < n else np.arange(n)
         # Everything tied with the k-th score is a candidate, then name breaks the tie.
-        cut = np.round(scores[top], 6).min()
-        cand = np.nonzero(np.round(scores, 6) >= cut)[0]
+        cut = round(float(scores[top].min()), 6) - 5e-7
+        cand = np.nonzero(scores >= cut)[0]
         hits = sorted(
             ((float(scores[i]), self._index_names[i]) for i in cand), key=lambda h: (-round(h[0], 6), h[1])
         )
@@ -289,6 +294,7 @@ class SkillLibrary:
             )
             self.dir.mkdir(parents=True, exist_ok=True)
             atomic_write_text(path, skill.file_text())
+        self._changes += 1
         skill.path = path
         self.skills[name] = skill
         self.compiled[name] = compiled
@@ -330,6 +336,7 @@ class SkillLibrary:
         who = author or default_person()
         with self._transaction(reason or f"edit {name}", who, _kind_of(who, "person"), "edit"):
             atomic_write_text(skill.path, text if text.endswith("\n") else text + "\n")
+        self._changes += 1
         self.skills[name], self.compiled[name] = skill, compiled
         return skill
 
@@ -340,6 +347,7 @@ class SkillLibrary:
         who = author or default_person()
         with self._transaction(reason or f"remove {name}", who, _kind_of(who, "person"), "rm"):
             (self.dir / f"{name}.py").unlink(missing_ok=True)
+        self._changes += 1
         del self.skills[name]
         self.compiled.pop(name, None)
 
@@ -359,6 +367,7 @@ class SkillLibrary:
             (self.dir / f"{old}.py").unlink(missing_ok=True)
         del self.skills[old]
         self.compiled.pop(old, None)
+        self._changes += 1
         self.skills[new], self.compiled[new] = stored, compiled
         return stored
 
@@ -430,6 +439,7 @@ class SkillLibrary:
             reason or f"revert {name} to v{v.number} ({v.commit[:8]})", who, _kind_of(who, "person"), "revert"
         ):
             atomic_write_text(self.dir / f"{name}.py", text)
+        self._changes += 1
         self.skills[name], self.compiled[name] = skill, compiled
         return skill
 
