@@ -100,6 +100,8 @@ class VersionStore:
                     "-c",
                     "commit.gpgsign=false",
                     "-c",
+                    "gc.autoDetach=false",  # an automatic repack finishes under our lock
+                    "-c",
                     "core.hooksPath=/dev/null",
                     "-c",
                     "core.quotepath=off",
@@ -135,9 +137,7 @@ class VersionStore:
 
     def _cleanup(self) -> None:
         """Leftovers of a writer killed mid-write (we hold the lock, so nobody else is writing)."""
-        for tmp in self.root.rglob(".*.tmp"):
-            if ".git" not in tmp.parts:
-                tmp.unlink(missing_ok=True)
+        remove_stray_temp_files(self.root)
         stale = self.root / ".git" / "index.lock"
         stale.unlink(missing_ok=True)
 
@@ -184,9 +184,7 @@ class VersionStore:
         """Only the lock (for writes that are not versioned, such as usage statistics)."""
         self.root.mkdir(parents=True, exist_ok=True)
         with self.lock:
-            for tmp in self.root.rglob(".*.tmp"):
-                if ".git" not in tmp.parts:
-                    tmp.unlink(missing_ok=True)
+            remove_stray_temp_files(self.root)
             yield
 
     # --- reading ----------------------------------------------------------------------------
@@ -267,6 +265,16 @@ class VersionStore:
         raise VersionError(
             f"no version {version!r} of {relpath} (use a number 1..{len(versions)} or a commit id)"
         )
+
+
+def remove_stray_temp_files(root: Path) -> None:
+    """Delete ``.*.tmp`` files of interrupted atomic writes in the library (never inside ``.git``,
+    which git itself changes, e.g. when it packs objects)."""
+    for dirpath, dirnames, filenames in os.walk(root, onerror=lambda e: None):
+        dirnames[:] = [d for d in dirnames if d != ".git"]
+        for f in filenames:
+            if f.startswith(".") and f.endswith(".tmp"):
+                Path(dirpath, f).unlink(missing_ok=True)
 
 
 def _author_field(author: str) -> str:
