@@ -139,3 +139,17 @@ def test_prompt_log_links_of_log_prompts_records(tmp_path):
         "images": ["images/a.png"],
         "response": "responses/r.txt",
     }
+
+
+def test_token_required_when_set(tmp_path):
+    """Bound beyond loopback, the viewer answers only with the token (then a cookie carries it)."""
+    from fastapi.testclient import TestClient
+
+    from compass.viewer.app import create_app
+
+    (tmp_path / "runs").mkdir()
+    client = TestClient(create_app(tmp_path / "runs", token="s3cret"))
+    assert client.get("/api/runs").status_code == 401
+    assert client.get("/api/runs", params={"token": "wrong"}).status_code == 401
+    assert client.get("/", params={"token": "s3cret"}).status_code == 200
+    assert client.get("/api/runs").status_code == 200  # the cookie from the previous answer
