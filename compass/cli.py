@@ -18,6 +18,8 @@ from compass.cli_errors import ErrorReportingGroup, set_debug
 from compass.cli_errors import state as cli_state
 from compass.config import DEFAULT_ENV, RunConfig
 from compass.eval.cli import register as register_eval
+from compass.library_cli import register as register_library_commands
+from compass.viewer.cli import view_command
 
 app = typer.Typer(
     cls=ErrorReportingGroup,
@@ -270,6 +272,10 @@ def skills_check(library: LibraryOpt = None, family: FamilyOpt = "combat") -> No
         )
         return
     console.print(f"[green]all {len(report)} skills compiled and ran cleanly[/]")
+
+
+register_library_commands(skills_app)  # add | edit | rm | rename | diff | history | revert
+app.command("view")(view_command)
 
 
 def entrypoint() -> None:  # pragma: no cover - console script shim

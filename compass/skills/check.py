@@ -82,6 +82,23 @@ def check_library(
     return rows
 
 
+def check_compiled(
+    compiled, family: str, limit: int | None = None, seed: int = 0, isolation: str = "process"
+) -> list[str]:
+    """Run one compiled skill on the family's recorded observations (as ``check_library`` does,
+    in the candidate executor: a hang or a crash is a reported failure); one message per failure."""
+    views = _views(family, None)[:limit]
+    if not views:
+        return []
+    with candidate_executor(get_family(family).skill_api, seed, isolation) as executor:
+        results = executor.run_batch([(compiled, view) for view in views])
+    return [
+        f"observation {k} (step {view.step}, agent {view.agent_id}): [{r.error.kind}] {r.error}"
+        for k, (view, r) in enumerate(zip(views, results, strict=True))
+        if r.error is not None
+    ]
+
+
 def _views(family: str, observations: Sequence[str] | None) -> list[AgentView]:
     fam = get_family(family)
     if observations is None:

@@ -1,0 +1,1 @@
+"""``compass view``: a local web app over run directories and the skill library (docs/viewer.md)."""

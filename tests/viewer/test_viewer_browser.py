@@ -1,0 +1,116 @@
+"""The viewer in a real browser (Playwright driving Debian's chromium): open a recorded run, step
+through the timeline with the keyboard, open a logged prompt, search the library, make a valid
+edit and a refused one, revert it."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not os.path.exists(CHROMIUM),
+        reason=f"{CHROMIUM} is absent: apt-get install -y chromium (README's test command installs it)",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def page(viewer_url):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        pg = browser.new_page(viewport={"width": 1400, "height": 1000})
+        pg.set_default_timeout(120_000)  # the first frame compiles SMAX on a busy machine
+        yield pg
+        browser.close()
+
+
+def test_open_run_step_with_keyboard_and_open_a_logged_prompt(page, viewer_url, recorded):
+    page.goto(viewer_url + "/")
+    page.fill("#run-filter", "vlm")
+    assert page.locator("#runs tbody tr:visible").count() == 1
+    page.click("text=vlm-run")
+    page.click("text=episode 0")
+    page.wait_for_selector("#timeline .agent-col")
+    assert page.input_value("#step") == "0"
+    assert "race_adaptive_combat" in page.inner_text("#timeline")
+
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("document.getElementById('t-label').textContent === '2'")
+    assert page.input_value("#step") == "2" and "?t=2" in page.url
+    page.wait_for_function("document.getElementById('global').naturalWidth > 0")
+    page.keyboard.press("n")  # next decision
+    page.wait_for_function("document.getElementById('t-label').textContent !== '2'")
+
+    # Jump to the step whose perception prompt was logged, open it.
+    page.goto(f"{viewer_url}/runs/vlm-run/episodes/0?t={recorded['prompt_t']}")
+    button = page.locator(".open-prompt").first
+    button.wait_for()
+    button.click()
+    page.wait_for_selector("#prompt:not([hidden]) pre")
+    text = page.inner_text("#prompt")
+    assert recorded["prompt_key"] in text and "##Game_situation##" in text
+    page.keyboard.press("Escape")
+    assert page.locator("#prompt").is_hidden()
+
+
+def test_jump_to_an_event_and_see_the_error_with_its_line(page, viewer_url):
+    page.goto(f"{viewer_url}/runs/vlm-run/episodes/0")
+    page.wait_for_selector("#timeline .agent-col")
+    error_option = page.locator("#events option", has_text="error").first
+    t = error_option.get_attribute("value")
+    page.select_option("#events", value=t)
+    page.wait_for_function(f"document.getElementById('t-label').textContent === '{t}'")
+    info = page.inner_text("#stepinfo")
+    assert "zigzag table not initialised" in info and "line" in info
+
+
+def test_search_library_edit_refused_then_saved_then_reverted(page, viewer_url, recorded):
+    page.goto(viewer_url + "/library")
+    page.fill("#lib-query", "retreat when health is low")
+    page.click("#lib-search")
+    page.wait_for_selector("#lib-results li a")
+    assert page.inner_text("#lib-results li >> nth=0").startswith("retreat_when_low")
+
+    path = recorded["lib"] / "combat" / "attack_nearest.py"
+    before = path.read_text()
+    page.goto(viewer_url + "/library/combat/attack_nearest")
+    page.fill("#code", before + "\n    return (\n")
+    page.click("#save")
+    page.wait_for_selector("#save-result.bad")
+    assert "syntax error" in page.inner_text("#save-result") and "line" in page.inner_text("#save-result")
+    assert path.read_text() == before
+
+    edited = before.replace('"""', '"""Browser edit. ', 1)
+    page.fill("#code", edited)
+    page.fill("#reason", "clarify the description")
+    page.click("#save")
+    # Saved: the page reloads with the new version on top (a refusal would show in #save-result).
+    page.wait_for_function(
+        "document.querySelector('#save-result.bad') || "
+        "document.getElementById('history').innerText.includes('clarify the description')"
+    )
+    assert page.locator("#save-result.bad").count() == 0
+    assert path.read_text() == edited
+
+    # Revert to the version before the edit (the second row, newest first).
+    page.locator("#history tbody tr >> nth=1").locator("button.revert").click()
+    page.wait_for_function("document.getElementById('history').innerText.includes('revert attack_nearest')")
+    assert path.read_text() == before
+
+
+def test_compare_two_runs_of_the_same_seed(page, viewer_url):
+    page.goto(f"{viewer_url}/compare?a=vlm-run&b=lib-run&episode=0")
+    page.wait_for_function(
+        "document.getElementById('frame-a').naturalWidth > 0 && document.getElementById('frame-b').naturalWidth > 0"
+    )
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("document.getElementById('step').value === '1'")
+    assert "reward" in page.inner_text("#info-a") and "reward" in page.inner_text("#info-b")
