@@ -56,7 +56,7 @@ def test_results_equal_brute_force_cosine(lib_root, tmp_path):
     query = "pull back when badly hurt"
     got = [(h.skill.name, round(h.score, 5)) for h in lib.retrieve(query, 5)]
     names = lib.names()
-    vecs = lib.embedder.embed([f"{n.replace('_', ' ')}: {lib.skills[n].description}" for n in names])
+    vecs = lib.embedder.embed([f"{n.replace('_', ' ')}: {lib.skills[n].summary}" for n in names])
     q = lib.embedder.embed([query], persist=False)[0]
     scores = vecs @ q
     want = sorted(
