@@ -97,20 +97,21 @@ class EpisodeRunner:
         can answer from this trace (the full records stay in the decision line)."""
         for r in decision.records:
             if r.get("kind") == "vlm":
-                self.writer.trace(
-                    {
-                        "kind": "vlm",
-                        "episode": episode,
-                        "t": t,
-                        "agent": agent,
-                        "module": r.get("module"),
-                        "tag": r.get("tag"),
-                        "key_prompt": r["key_prompt"],
-                        "response": r["response"],
-                        "prompt_tokens": r.get("prompt_tokens"),
-                        "completion_tokens": r.get("completion_tokens"),
-                    }
-                )
+                line = {
+                    "kind": "vlm",
+                    "episode": episode,
+                    "t": t,
+                    "agent": agent,
+                    "module": r.get("module"),
+                    "tag": r.get("tag"),
+                    "key_prompt": r["key_prompt"],
+                    "response": r["response"],
+                    "prompt_tokens": r.get("prompt_tokens"),
+                    "completion_tokens": r.get("completion_tokens"),
+                }
+                if "files" in r:  # --log-prompts: prompt, images and response under the run dir
+                    line["files"] = r["files"]
+                self.writer.trace(line)
 
     def _perceived(self, views: list[AgentView], step: int) -> list[AgentView]:
         """Each agent's view plus the entities teammates relayed to it."""
