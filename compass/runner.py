@@ -23,6 +23,7 @@ from compass.core.types import AgentView, MultiAgentEnv
 from compass.planner.base import Decision, DecisionContext, Planner
 from compass.sandbox.runtime import pooled_executor
 from compass.trace import RunWriter
+from compass.vlm.errors import VLMFatalError
 
 log = logging.getLogger(__name__)
 
@@ -176,6 +177,8 @@ class EpisodeRunner:
                 if decision.skill not in self.library:
                     raise LookupError(f"planner chose unknown skill {decision.skill!r}")
                 return i, decision
+            except VLMFatalError:
+                raise  # the model is absent or a replay does not match: the run stops (exit 1)
             except Exception as exc:  # one agent's failure: the others and the episode go on
                 return i, self._failed_decision(i, s, exc)
 

@@ -20,6 +20,10 @@ def preflight(cfg: RunConfig) -> tuple[Any, bool | None]:
     """
     if cfg.planner != "vlm":
         return None, None
+    if cfg.skill is not None:
+        raise ValueError(
+            "--skill runs one named skill without a VLM; it cannot be combined with --planner vlm"
+        )
     if not cfg.vlm:
         raise ValueError(
             "--planner vlm needs --vlm SPEC (e.g. openai:gpt-4o-mini, anthropic:claude-3-haiku-20240307)"

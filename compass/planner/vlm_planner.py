@@ -60,7 +60,7 @@ from compass.planner.usage import PlannerUsage
 from compass.sandbox import SkillError
 from compass.skills.library import Retrieved, SkillLibrary
 from compass.skills.skill import Skill, parse_skill_source, rename_function
-from compass.vlm import VLMClient, VLMConfig, to_png
+from compass.vlm import VLMClient, VLMConfig, VLMFatalError, to_png
 from compass.vlm.prompt_log import PromptLog
 
 log = logging.getLogger(__name__)
@@ -207,6 +207,8 @@ class VLMPlanner:
         self._order.enter(turn.round, ctx.agent_id)  # before any await: the runner starts agents in id order
         try:
             decision = await self._decide(turn)
+        except VLMFatalError:
+            raise  # the model is absent or the replay does not match: the run must stop, not fall back
         except Exception as exc:
             # One agent's failure (a bug, a library that changed under it...) must not end the
             # episode for the others: record it, count it, keep the current skill.
