@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -34,14 +34,14 @@ console = Console()
 err = Console(stderr=True, soft_wrap=True)
 
 
-def _fail(message: str, exc: BaseException | None = None) -> None:
+def _fail(message: str, exc: BaseException | None = None, code: int = 2) -> None:
     exc = exc or sys.exc_info()[1]
     if cli_state.debug and exc is not None:  # --debug: the traceback of the error being reported
         from rich.traceback import Traceback
 
         err.print(Traceback.from_exception(type(exc), exc, exc.__traceback__))
-    err.print(f"[bold red]error:[/] {escape(message)}")
-    raise typer.Exit(2)
+    err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)  # one line, however long
+    raise typer.Exit(code)
 
 
 @app.callback(invoke_without_command=True)
@@ -57,6 +57,7 @@ def main(
 
 @app.command()
 def run(
+    ctx: typer.Context = None,  # type: ignore[assignment]  # None when `compass` runs the default
     env: Annotated[
         str, typer.Option(help="FAMILY:SCENARIO, e.g. smax:protoss_5_vs_5, smacv2:zerg_5_vs_6, alem:hard")
     ] = DEFAULT_ENV,
@@ -66,15 +67,15 @@ def run(
         str | None, typer.Option(help="library (no VLM) or vlm; default: vlm when --vlm is given")
     ] = None,
     vlm: Annotated[
-        str | None, typer.Option(help="openai:MODEL[@URL], anthropic:MODEL[@URL], hf:PATH, replay:RUN_DIR")
+        str | None,
+        typer.Option(
+            help="openai:MODEL[@URL][?dialect=...], anthropic:MODEL[@URL], llamacpp:PATH.gguf, hf:PATH, replay:RUN_DIR"
+        ),
     ] = None,
     library: Annotated[
         Path | None, typer.Option(help="skill library root (holds one folder per game family)")
     ] = None,
     out: Annotated[Path, typer.Option(help="where run directories go")] = Path("runs"),
-    run_id: Annotated[
-        str | None, typer.Option(help="run directory name (default: made from time and env)")
-    ] = None,
     max_steps: Annotated[int | None, typer.Option(min=1, help="cap on episode length")] = None,
     video: Annotated[bool, typer.Option(help="write episodes.mp4")] = False,
     epo: Annotated[
@@ -98,40 +99,42 @@ def run(
     sandbox_workers: Annotated[
         int, typer.Option(min=1, help="skill worker processes (--isolation process)")
     ] = 1,
+    config: Annotated[
+        Path | None, typer.Option(help="YAML file of run settings; options given here override it")
+    ] = None,
+    run_id: Annotated[
+        str | None, typer.Option(help="name of the run directory (default: a fresh unique id)")
+    ] = None,
+    max_repairs: Annotated[int, typer.Option(min=0, help="VLM fixes tried per broken skill")] = 2,
+    vlm_concurrency: Annotated[int, typer.Option(min=1, help="VLM calls in flight at once")] = 8,
+    vlm_output: Annotated[
+        str, typer.Option(help="auto | json (schema-constrained answers) | text (the paper's format)")
+    ] = "auto",
+    max_vlm_errors: Annotated[
+        int, typer.Option(min=0, help="failed VLM calls after which the run stops with exit code 1")
+    ] = 10,
+    log_prompts: Annotated[
+        bool, typer.Option(help="store prompts, images and raw responses in the run directory")
+    ] = False,
+    vlm_max_tokens: Annotated[
+        int | None, typer.Option(min=16, help="cap on every module's completion tokens (small local models)")
+    ] = None,
 ) -> None:
-    """Play episodes and write runs/<run-id>/ (trace.jsonl, summary.json, optional video)."""
-    try:
-        cfg = RunConfig(
-            env=env,
-            episodes=episodes,
-            seed=seed,
-            planner=planner or ("vlm" if vlm else "library"),
-            vlm=vlm,
-            library=library,
-            out=out,
-            run_id=run_id,
-            max_steps=max_steps,
-            video=video,
-            epo=epo,
-            comm=comm,
-            task=task,
-            skill=skill,
-            decision_interval=decision_interval,
-            reflection=reflection,
-            image=image,
-            vlm_cache=vlm_cache,
-            isolation=isolation,
-            sandbox_workers=sandbox_workers,
-        )
-    except ValidationError as e:
-        _fail(
-            "; ".join(
-                f"{'.'.join(str(p) for p in x['loc'])}: {x['msg'].removeprefix('Value error, ')}"
-                for x in e.errors()
-            )
-        )
-    from compass.session import run as run_session
+    """Play episodes and write runs/<run-id>/ (manifest.json, trace.jsonl, summary.json, optional video)."""
+    from compass.config_file import ConfigFileError, build_config, load_config_file
 
+    given = {k: v for k, v in locals().items() if k != "config" and k in RunConfig.model_fields}
+    try:
+        file_values = load_config_file(config) if config is not None else {}
+        cfg = build_config(file_values, _explicit(ctx, given), str(config or ""))
+    except ConfigFileError as e:
+        _fail(str(e))
+    if "planner" not in file_values and planner is None:
+        cfg = cfg.model_copy(update={"planner": "vlm" if cfg.vlm else "library"})
+    from compass.session import run as run_session
+    from compass.vlm import VLMError
+
+    events = _console_events()
     with Progress(
         TextColumn("[bold]episode {task.fields[ep]}"),
         BarColumn(),
@@ -174,13 +177,19 @@ def run(
                 f"{row['skill_errors']} skill errors{extra}"
             )
 
-        failure: Exception | None = None
+        failure: tuple[str, BaseException, int] | None = None
         try:
             summary = run_session(cfg, on_episode=on_episode, progress=progress)
-        except (ValueError, FileNotFoundError, ImportError) as e:
-            failure = e
+        except VLMError as e:  # the model is absent or the replay does not match: no result
+            failure = (str(e), e, 1)
+        except (ValueError, FileNotFoundError, FileExistsError, ImportError) as e:
+            failure = (str(e), e, 2)
+        finally:
+            logging.getLogger("compass").removeHandler(events)
     if failure is not None:  # reported once the progress display has let go of the terminal
-        _fail(str(failure), failure)
+        _fail(*failure)
+    if "vlm_usage" in summary:
+        _module_table(summary["vlm_usage"])
     if "headline" in summary:
         result = summary["headline"]
     else:
@@ -188,6 +197,56 @@ def run(
         lo, hi = o["win_rate_ci95"]
         result = f"win rate {o['win_rate']:.2f} [{lo:.2f}, {hi:.2f}]"
     console.print(f"{result} over {len(summary['episodes'])} episode(s); run written to {summary['run_dir']}")
+
+
+def _explicit(ctx: typer.Context | None, values: dict) -> dict:
+    """The options the user gave on the command line (not their defaults)."""
+    if ctx is None:
+        return {}  # `compass` with no command: every option at its default
+    given = ("COMMANDLINE", "ENVIRONMENT")
+    return {k: v for k, v in values.items() if getattr(ctx.get_parameter_source(k), "name", None) in given}
+
+
+def _console_events() -> logging.Handler:
+    """Show VLM errors, retries, cache hits and planner fallbacks on stderr as they happen."""
+    from rich.logging import RichHandler
+
+    handler = RichHandler(console=err, show_time=False, show_path=False, markup=False, rich_tracebacks=False)
+    handler.setLevel(logging.INFO)
+    logger = logging.getLogger("compass")
+    logger.addHandler(handler)
+    if logger.level == logging.NOTSET or logger.level > logging.INFO:
+        logger.setLevel(logging.INFO)
+    return handler
+
+
+def _module_table(usage: dict) -> None:
+    """Per-module VLM summary: calls, failures, retries, cache hits, usable answers, tokens, latency."""
+    table = Table(
+        "module",
+        "calls",
+        "errors",
+        "retries",
+        "cached",
+        "usable",
+        "unusable",
+        "tokens",
+        "s/call",
+        title=f"VLM {usage.get('model', '')}",
+    )
+    for module, m in usage.get("by_module", {}).items():
+        table.add_row(
+            module,
+            str(m.get("calls", 0)),
+            str(m.get("errors", 0)),
+            str(m.get("retries", 0)),
+            str(m.get("cached", 0)),
+            str(m.get("usable", 0)),
+            str(m.get("unusable", 0)),
+            str(m.get("total_tokens", 0)),
+            f"{m.get('latency_s_mean', 0):.2f}",
+        )
+    console.print(table)
 
 
 # --- skills -----------------------------------------------------------------------------------------

@@ -38,6 +38,19 @@ class RunConfig(BaseModel):
     # process: skills run in locked-down worker processes; inprocess: trusted skills only (docs/skills.md)
     isolation: Literal["process", "inprocess"] = "process"
     sandbox_workers: int = Field(1, ge=1, description="skill worker processes (isolation=process)")
+    vlm_output: Literal["auto", "text", "json"] = Field(
+        "auto",
+        description="json: schema-constrained answers; text: the paper's format; auto: json where supported",
+    )
+    max_vlm_errors: int = Field(
+        10, ge=0, description="failed VLM calls after which the run stops (non-zero exit)"
+    )
+    log_prompts: bool = Field(
+        False, description="store prompts, images and raw responses in the run directory"
+    )
+    vlm_max_tokens: int | None = Field(
+        None, ge=16, description="cap on every module's completion tokens (small local models, quick tests)"
+    )
 
     @field_validator("out")
     @classmethod

@@ -23,6 +23,7 @@ from compass.core.types import AgentView, MultiAgentEnv
 from compass.planner.base import Decision, DecisionContext, Planner
 from compass.sandbox.runtime import pooled_executor
 from compass.trace import RunWriter
+from compass.vlm.errors import VLMFatalError
 
 log = logging.getLogger(__name__)
 
@@ -97,20 +98,21 @@ class EpisodeRunner:
         can answer from this trace (the full records stay in the decision line)."""
         for r in decision.records:
             if r.get("kind") == "vlm":
-                self.writer.trace(
-                    {
-                        "kind": "vlm",
-                        "episode": episode,
-                        "t": t,
-                        "agent": agent,
-                        "module": r.get("module"),
-                        "tag": r.get("tag"),
-                        "key_prompt": r["key_prompt"],
-                        "response": r["response"],
-                        "prompt_tokens": r.get("prompt_tokens"),
-                        "completion_tokens": r.get("completion_tokens"),
-                    }
-                )
+                line = {
+                    "kind": "vlm",
+                    "episode": episode,
+                    "t": t,
+                    "agent": agent,
+                    "module": r.get("module"),
+                    "tag": r.get("tag"),
+                    "key_prompt": r["key_prompt"],
+                    "response": r["response"],
+                    "prompt_tokens": r.get("prompt_tokens"),
+                    "completion_tokens": r.get("completion_tokens"),
+                }
+                if "files" in r:  # --log-prompts: prompt, images and response under the run dir
+                    line["files"] = r["files"]
+                self.writer.trace(line)
 
     def _perceived(self, views: list[AgentView], step: int) -> list[AgentView]:
         """Each agent's view plus the entities teammates relayed to it."""
@@ -175,6 +177,8 @@ class EpisodeRunner:
                 if decision.skill not in self.library:
                     raise LookupError(f"planner chose unknown skill {decision.skill!r}")
                 return i, decision
+            except VLMFatalError:
+                raise  # the model is absent or a replay does not match: the run stops (exit 1)
             except Exception as exc:  # one agent's failure: the others and the episode go on
                 return i, self._failed_decision(i, s, exc)
 

@@ -6,13 +6,15 @@ import asyncio
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from compass.comm import CommProtocol
 from compass.config import RunConfig
 from compass.core.family import GameFamily, family_for_env, make_env
 from compass.eval.stats import summarize_outcomes
-from compass.planner.factory import make_planner
-from compass.runner import EpisodeRunner, new_run_id, write_video
+from compass.planner.factory import make_planner, preflight
+from compass.rundir import create_run_dir, finish_manifest, write_manifest
+from compass.runner import EpisodeRunner, write_video
 from compass.skills.library import SkillLibrary, default_library_root
 from compass.trace import RunWriter
 
@@ -51,22 +53,53 @@ def run(
     """Play ``cfg.episodes`` episodes and return the run summary (also written to summary.json).
 
     ``progress(episode, max_steps)`` may return a per-step callback (the CLI's progress bar).
+    A VLM run first checks its model (:func:`~compass.planner.factory.preflight`): a bad spec,
+    missing key, dead server or missing model raises before the environment or the run directory
+    exist. A run that fails later is marked ``failed`` in its ``manifest.json`` (no summary, the
+    trace stays ``trace.jsonl.partial``).
     """
     family = family_for_env(cfg.env)
     if cfg.task is None:
         cfg = cfg.model_copy(update={"task": family.default_task})
-    run_dir = Path(cfg.out) / (cfg.run_id or new_run_id(cfg))
-    fresh = not run_dir.exists()
+    client, structured = preflight(cfg)
+    comm = make_comm(cfg)  # a bad --comm mode fails before anything is built
+    run_dir = create_run_dir(cfg, structured)
+    manifest = write_manifest(
+        run_dir,
+        cfg,
+        vlm_backend=client.label if client is not None else None,
+        structured_output=structured,
+    )
     try:
         library = SkillLibrary(library_root_for(cfg, family, run_dir), family.name)
-        # Planner and comm before the env: a bad --vlm spec or --comm mode fails before a compile.
-        planner = make_planner(cfg, library)
-        comm = make_comm(cfg)
+        planner = make_planner(cfg, library, client=client, run_dir=run_dir)
         env = make_env(cfg.env, epo=cfg.epo, max_steps=cfg.max_steps)
     except BaseException:
-        if fresh:  # a run that never started leaves nothing behind (e.g. its library copy)
-            shutil.rmtree(run_dir, ignore_errors=True)
+        shutil.rmtree(run_dir, ignore_errors=True)  # a run that never started leaves nothing behind
         raise
+    try:
+        summary = _play_run(
+            cfg, family, run_dir, library, planner, env, comm, structured, on_episode, progress
+        )
+    except BaseException as exc:
+        finish_manifest(run_dir, manifest, exc)
+        raise
+    finish_manifest(run_dir, manifest)
+    return summary
+
+
+def _play_run(
+    cfg: RunConfig,
+    family: GameFamily,
+    run_dir: Path,
+    library: SkillLibrary,
+    planner: Any,
+    env: Any,
+    comm: CommProtocol,
+    structured: bool | None,
+    on_episode: Callable[[dict], None] | None,
+    progress: Callable[[int, int], Callable[[], None]] | None,
+) -> dict:
     writer = RunWriter(run_dir)
     scorer = family.make_scorer(env) if family.make_scorer else None
     runner = EpisodeRunner(env, planner, cfg, writer, comm=comm, on_step=scorer.on_step if scorer else None)
@@ -74,6 +107,7 @@ def run(
         {
             "kind": "run_start",
             "config": cfg.model_dump(mode="json", exclude={"out", "run_id"}),
+            "structured_output": bool(structured),
             "library": sorted(library.names()),
             "library_problems": [str(p) for p in library.problems],
         }
@@ -102,10 +136,12 @@ def run(
         finally:
             await planner.aclose()
 
+    complete = False
     try:
         asyncio.run(play())
+        complete = True
     finally:
-        writer.close()
+        writer.close(complete=complete)
         if not library.shipped:
             library.save_stats()  # the shipped library stays read-only
     summary = {

@@ -38,7 +38,7 @@ class RunWriter:
 
     def __init__(self, run_dir: str | os.PathLike) -> None:
         self.dir = Path(run_dir)
-        self.dir.mkdir(parents=True, exist_ok=True)
+        self.dir.mkdir(parents=True, exist_ok=True)  # normally made (uniquely) by compass.rundir
         self._partial = self.dir / "trace.jsonl.partial"
         self._trace = open(self._partial, "w", encoding="utf-8")  # noqa: SIM115 - closed in close()
         self._timings = open(self.dir / "timings.jsonl", "w", encoding="utf-8")  # noqa: SIM115
@@ -56,12 +56,16 @@ class RunWriter:
     def summary(self, summary: dict[str, Any]) -> None:
         atomic_write_json(self.dir / "summary.json", summary)
 
-    def close(self) -> None:
+    def close(self, complete: bool = True) -> None:
+        """Close the files; only a ``complete`` run's trace is renamed to ``trace.jsonl``."""
         for f in (self._trace, self._timings):
+            if f.closed:
+                continue
             f.flush()
             os.fsync(f.fileno())
             f.close()
-        os.replace(self._partial, self.dir / "trace.jsonl")
+        if complete and self._partial.exists():
+            os.replace(self._partial, self.dir / "trace.jsonl")
 
 
 def read_trace(run_dir: str | os.PathLike) -> list[dict[str, Any]]:

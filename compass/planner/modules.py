@@ -14,12 +14,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from compass.planner.answers import answer_format
 from compass.planner.observation import ObservationBlock
 from compass.planner.parsing import NoAnswer, as_fields, first_line
 from compass.planner.prompts import PLACEHOLDERS, Template
 from compass.planner.usage import PlannerUsage
 from compass.skills.skill import Skill
-from compass.vlm import VLMClient, VLMError, VLMRequest, prompt_key
+from compass.vlm import VLMClient, VLMError, VLMFatalError, VLMRequest, prompt_key
+from compass.vlm.prompt_log import PromptLog
 
 log = logging.getLogger(__name__)
 
@@ -38,16 +40,24 @@ NONE = "None."
 
 @dataclass
 class Recorder:
-    """The records of one decision (they become ``Decision.records``)."""
+    """The records of one decision (they become ``Decision.records``); ``who`` names the agent and
+    step in console messages."""
 
     records: list[dict[str, Any]]
+    who: str = ""
 
     def add(self, module: str, **fields: Any) -> None:
         self.records.append({"module": module, **fields})
 
 
 class ModuleCaller:
-    """Runs one module call for one agent's decision."""
+    """Runs one module call for one agent's decision.
+
+    ``structured``: ask for each module's JSON answer (:mod:`compass.planner.answers`) instead of
+    the text protocol. ``max_errors``: after that many failed calls in a run the model counts as
+    absent and :meth:`run` raises :class:`VLMFatalError`. ``prompt_log``: store what was sent and
+    received (``--log-prompts``).
+    """
 
     def __init__(
         self,
@@ -55,11 +65,19 @@ class ModuleCaller:
         templates: dict[str, Template],
         usage: PlannerUsage,
         max_tokens: dict[str, int] | None = None,
+        *,
+        structured: bool = False,
+        max_errors: int | None = None,
+        prompt_log: PromptLog | None = None,
     ) -> None:
         self.client = client
         self.templates = templates
         self.usage = usage
         self.max_tokens = {**MAX_TOKENS, **(max_tokens or {})}
+        self.structured = structured
+        self.max_errors = max_errors
+        self.prompt_log = prompt_log
+        self.errors = 0
 
     def has(self, module: str) -> bool:
         return module in self.templates
@@ -76,37 +94,59 @@ class ModuleCaller:
         rec: Recorder,
         episode: int,
         images: tuple[bytes, ...] = (),
+        choices: list[str] | None = None,
     ) -> Any:
-        """Call ``module`` and parse its reply; a :class:`NoAnswer` on any failure."""
+        """Call ``module`` and parse its reply; a :class:`NoAnswer` on any failure.
+
+        Raises :class:`VLMFatalError` when going on would be meaningless (a replay that does not
+        match, or more than ``max_errors`` failed calls in the run).
+        """
         if module not in self.templates:
             result = NoAnswer(f"{module}: no template for this family")
             rec.add(module, kind="skipped", reason=result.reason)
             return result
+        fmt = answer_format(module, choices) if self.structured else None
+        template = self.templates[module]
         req = VLMRequest(
-            prompt=self.prompt(module, values), images=images, tag=module, max_tokens=self.max_tokens[module]
+            prompt=template.fill_structured(values, fmt.instruction()) if fmt else template.fill(values),
+            images=images,
+            tag=module,
+            max_tokens=self.max_tokens[module],
+            schema=fmt.schema(self.max_tokens[module]) if fmt else None,
+            schema_name=module,
         )
         key = prompt_key(req)
+        files = self.prompt_log.prompt(req) if self.prompt_log is not None else None
+        extra: dict[str, Any] = {"files": files} if files else {}
         try:
             completion = await self.client.complete(req)
-        except VLMError as exc:
+        except VLMFatalError:
+            raise
+        except Exception as exc:  # VLMError, or a local backend's own failure
+            error = str(exc) if isinstance(exc, VLMError) else f"{type(exc).__name__}: {exc}"
             self.usage.failed_call(episode, module)
-            rec.add(module, kind="vlm_error", key_prompt=key, n_images=len(images), error=str(exc))
-            return NoAnswer(f"{module}: VLM call failed: {first_line(str(exc), 200)}")
-        except Exception as exc:  # a local backend's own failure (e.g. a model that cannot run this prompt)
-            log.warning("%s call failed: %s: %s", module, type(exc).__name__, exc)
-            self.usage.failed_call(episode, module)
-            rec.add(
-                module,
-                kind="vlm_error",
-                key_prompt=key,
-                n_images=len(images),
-                error=f"{type(exc).__name__}: {exc}",
-            )
-            return NoAnswer(f"{module}: {type(exc).__name__}: {first_line(str(exc), 200)}")
+            rec.add(module, kind="vlm_error", key_prompt=key, n_images=len(images), error=error, **extra)
+            self._count_error(module, rec, error)
+            return NoAnswer(f"{module}: VLM call failed: {first_line(error, 200)}")
         self.usage.call(episode, module, completion)
-        result = await parse_reply(module, parse, completion.text)
-        if isinstance(result, NoAnswer):
+        if completion.cached:
+            log.info("%s %s: answer from the cache", rec.who, module)
+        result, mode = await parse_reply(module, parse, completion.text), "text"
+        if fmt is not None:
+            result, mode = await parse_reply(module, fmt.parse, completion.text), "json"
+            if isinstance(result, NoAnswer):
+                fallback = await parse_reply(module, parse, completion.text)
+                if not isinstance(fallback, NoAnswer):
+                    result, mode = fallback, "text_fallback"
+        usable = not isinstance(result, NoAnswer)
+        self.usage.answer(episode, module, usable)
+        if not usable:
             self.usage.event(episode, "no_answer")
+            log.warning("%s %s: unusable answer (%s)", rec.who, module, result.reason)
+        if self.prompt_log is not None:
+            extra["files"] = {**(files or {}), "response": self.prompt_log.response(completion.text)}
+        if self.structured:
+            extra["mode"] = mode
         rec.add(
             module,
             kind="vlm",
@@ -118,8 +158,18 @@ class ModuleCaller:
             completion_tokens=completion.completion_tokens,
             cached=completion.cached,
             n_images=len(images),
+            **extra,
         )
         return result
+
+    def _count_error(self, module: str, rec: Recorder, error: str) -> None:
+        self.errors += 1
+        log.warning("%s %s: VLM call failed: %s", rec.who, module, first_line(error, 300))
+        if self.max_errors is not None and self.errors > self.max_errors:
+            raise VLMFatalError(
+                f"{self.errors} VLM calls failed (more than --max-vlm-errors {self.max_errors}); "
+                f"the model is effectively absent. Last error: {first_line(error, 300)}"
+            )
 
 
 #: Replies at least this long are parsed in a worker thread, so other agents' calls go on meanwhile.

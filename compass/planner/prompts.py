@@ -55,6 +55,9 @@ STATIC_PLACEHOLDERS = frozenset({"skill_api", "sandbox_rules"})
 
 _SLOT = re.compile(r"<<<([A-Za-z0-9_]+)>>>")
 
+#: Where a template's text-format block starts; structured (JSON) mode replaces it from there on.
+FORMAT_MARKER = "You should only respond in the format described below"
+
 
 class TemplateError(ValueError):
     """A template names a placeholder nobody fills, or a fill misses one."""
@@ -75,6 +78,13 @@ class Template:
         if missing:
             raise TemplateError(f"{self.family}/{self.module}: no value for {', '.join(missing)}")
         return _SLOT.sub(lambda m: str(values[m.group(1)]), self.text)
+
+    def fill_structured(self, values: dict[str, str], instruction: str) -> str:
+        """The prompt with its text-format block (from :data:`FORMAT_MARKER`) replaced by
+        ``instruction`` (the JSON answer format rendered from the module's answer model)."""
+        filled = self.fill(values)
+        head, marker, _ = filled.rpartition(FORMAT_MARKER)
+        return (head if marker else filled.rstrip() + "\n") + instruction
 
 
 def parse_template(family: str, module: str, text: str) -> Template:

@@ -226,7 +226,7 @@ def build_candidate(code: str, parent: Skill, name: str, subtask: str) -> Candid
             merged, replaced = whole_skill(code, name), "skill"
     summary = parent.description.split("\n\n")[0].strip() if parent.description else ""
     doc = f"{subtask.strip().rstrip('.')}.\n\nRefines {parent.name} (new {replaced})."
-    if summary and replaced != "skill":
+    if summary:  # children keep what their parent is for
         doc += f" {summary}"
     with stage("docstring", "merged code"):
         return Candidate(name, set_docstring(merged, name, doc), replaced)

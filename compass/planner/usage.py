@@ -19,6 +19,7 @@ class PlannerUsage:
         self._by_module: dict[int, dict[str, UsageStats]] = defaultdict(lambda: defaultdict(UsageStats))
         self._events: dict[int, Counter[str]] = defaultdict(Counter)
         self._decisions: Counter[int] = Counter()
+        self._answers: dict[int, dict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))
 
     def call(self, episode: int, module: str, completion: Completion) -> None:
         self._calls[episode].add(completion)
@@ -27,6 +28,10 @@ class PlannerUsage:
     def failed_call(self, episode: int, module: str) -> None:
         self._calls[episode].add_error(1)
         self._by_module[episode][module].add_error(1)
+
+    def answer(self, episode: int, module: str, usable: bool) -> None:
+        """Count one answer the planner could (``usable``) or could not use."""
+        self._answers[episode][module]["usable" if usable else "unusable"] += 1
 
     def event(self, episode: int, name: str) -> None:
         """Count a planner outcome (``synthesized``, ``repaired``, ``no_answer``, ``kept``...)."""
@@ -43,7 +48,10 @@ class PlannerUsage:
             **_short(total),
             "decisions": decisions,
             "tokens_per_decision": round(total["total_tokens"] / decisions, 1) if decisions else 0.0,
-            "by_module": {m: _short(s.as_dict()) for m, s in sorted(self._by_module[episode].items())},
+            "by_module": {
+                m: {**_short(s.as_dict()), **_answers(self._answers[episode][m])}
+                for m, s in sorted(self._by_module[episode].items())
+            },
             "events": dict(sorted(self._events[episode].items())),
         }
 
@@ -52,10 +60,12 @@ class PlannerUsage:
         total = UsageStats()
         modules: dict[str, UsageStats] = defaultdict(UsageStats)
         events: Counter[str] = Counter()
+        answers: dict[str, Counter[str]] = defaultdict(Counter)
         for ep, stats in self._calls.items():
             _merge(total, stats)
             for m, s in self._by_module[ep].items():
                 _merge(modules[m], s)
+                answers[m].update(self._answers[ep][m])
         for counter in self._events.values():
             events.update(counter)
         out = total.as_dict()
@@ -67,9 +77,21 @@ class PlannerUsage:
             "decisions": decisions,
             "tokens_per_episode": round(out["total_tokens"] / episodes, 1) if episodes else 0.0,
             "tokens_per_decision": round(out["total_tokens"] / decisions, 1) if decisions else 0.0,
-            "by_module": {m: _short(s.as_dict()) for m, s in sorted(modules.items())},
+            "by_module": {
+                m: {**_short(s.as_dict()), **_answers(answers[m])} for m, s in sorted(modules.items())
+            },
             "events": dict(sorted(events.items())),
         }
+
+
+def _answers(counts: Counter[str]) -> dict[str, Any]:
+    usable, unusable = counts.get("usable", 0), counts.get("unusable", 0)
+    answered = usable + unusable
+    return {
+        "usable": usable,
+        "unusable": unusable,
+        "usable_rate": round(usable / answered, 4) if answered else None,
+    }
 
 
 def _merge(into: UsageStats, other: UsageStats) -> None:

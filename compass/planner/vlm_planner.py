@@ -24,9 +24,10 @@ from typing import Any
 from compass.config import RunConfig
 from compass.core.family import get_family
 from compass.core.types import AgentView
+from compass.planner.answers import structured_output
 from compass.planner.base import Decision, DecisionContext
 from compass.planner.memory import AgentMemory, CommitOrder, FrameRecord
-from compass.planner.modules import NONE, ModuleCaller, Recorder, common_values, skill_listing
+from compass.planner.modules import MAX_TOKENS, NONE, ModuleCaller, Recorder, common_values, skill_listing
 from compass.planner.observation import ObservationBlock, build_observation, caption
 from compass.planner.parsing import (
     ActorChoice,
@@ -51,6 +52,7 @@ from compass.planner.synthesis import (
     build_candidate,
     generated_name,
     nested_functions,
+    set_docstring,
     try_skill,
     whole_candidate,
 )
@@ -58,7 +60,8 @@ from compass.planner.usage import PlannerUsage
 from compass.sandbox import SkillError
 from compass.skills.library import Retrieved, SkillLibrary
 from compass.skills.skill import Skill, parse_skill_source, rename_function
-from compass.vlm import VLMClient, VLMConfig, to_png
+from compass.vlm import VLMClient, VLMConfig, VLMFatalError, to_png
+from compass.vlm.prompt_log import PromptLog
 
 log = logging.getLogger(__name__)
 
@@ -125,6 +128,9 @@ class VLMPlanner:
         max_repairs: int = 2,
         settings: PlannerSettings | None = None,
         isolation: str = "process",
+        structured: bool = False,
+        max_vlm_errors: int | None = None,
+        prompt_log: PromptLog | None = None,
     ) -> None:
         self.library = library
         self.isolation = isolation  # candidates are tried through the run's executor kind
@@ -137,7 +143,18 @@ class VLMPlanner:
         self.settings = settings or PlannerSettings()
         self.templates = load_templates(self.family)
         self.usage = PlannerUsage()
-        self.modules = ModuleCaller(client, self.templates, self.usage, self.settings.max_tokens)
+        self.structured = structured
+        self.modules = ModuleCaller(
+            client,
+            self.templates,
+            self.usage,
+            self.settings.max_tokens,
+            structured=structured,
+            max_errors=max_vlm_errors,
+            prompt_log=prompt_log,
+        )
+        # error signature -> (round it was repaired in, the repaired skill): one repair per signature
+        self._repairs: dict[str, tuple[tuple[int, int], str]] = {}
         self.added: list[dict[str, Any]] = []  # skills this planner put in the library
         self._memory: dict[int, AgentMemory] = {}
         self._episode: int | None = None
@@ -149,13 +166,24 @@ class VLMPlanner:
 
     @classmethod
     def from_config(
-        cls, cfg: RunConfig, library: SkillLibrary, settings: PlannerSettings | None = None
+        cls,
+        cfg: RunConfig,
+        library: SkillLibrary,
+        settings: PlannerSettings | None = None,
+        client: VLMClient | None = None,
+        run_dir: str | None = None,
     ) -> VLMPlanner:
-        """The planner for ``cfg``: client from ``cfg.vlm`` (cache, concurrency), ablation switches."""
+        """The planner for ``cfg``: client from ``cfg.vlm`` (cache, concurrency) unless one is given
+        (the session passes the client it already probed), output mode, ablation switches;
+        ``run_dir`` receives the prompt log with ``cfg.log_prompts``."""
         if not cfg.vlm:
             raise ValueError("the VLM planner needs a VLM spec (--vlm)")
-        config = VLMConfig(cache_dir=cfg.vlm_cache, concurrency=cfg.vlm_concurrency)
-        client = VLMClient.from_spec(cfg.vlm, config)
+        if client is None:
+            client = VLMClient.from_spec(cfg.vlm, client_config(cfg))
+        if cfg.vlm_max_tokens is not None:
+            settings = settings or PlannerSettings()
+            caps = {m: min(n, cfg.vlm_max_tokens) for m, n in {**MAX_TOKENS, **settings.max_tokens}.items()}
+            settings = replace(settings, max_tokens=caps)
         return cls(
             library,
             client,
@@ -164,6 +192,9 @@ class VLMPlanner:
             max_repairs=cfg.max_repairs,
             settings=settings,
             isolation=cfg.isolation,
+            structured=structured_output(cfg.vlm_output, client.backend),
+            max_vlm_errors=cfg.max_vlm_errors,
+            prompt_log=PromptLog(run_dir) if cfg.log_prompts and run_dir is not None else None,
         )
 
     # --- runner hooks -----------------------------------------------------------------------
@@ -171,10 +202,13 @@ class VLMPlanner:
     async def decide(self, ctx: DecisionContext) -> Decision:
         """Run the loop for one agent; returns a library skill and its sub-task, with records."""
         mem = self._agent(ctx.episode, ctx.agent_id)
-        turn = _Turn(ctx, mem, Recorder([]), self._skill(ctx.current_skill))
+        who = f"agent {ctx.agent_id} ep {ctx.episode} t={ctx.step}"
+        turn = _Turn(ctx, mem, Recorder([], who), self._skill(ctx.current_skill))
         self._order.enter(turn.round, ctx.agent_id)  # before any await: the runner starts agents in id order
         try:
             decision = await self._decide(turn)
+        except VLMFatalError:
+            raise  # the model is absent or the replay does not match: the run must stop, not fall back
         except Exception as exc:
             # One agent's failure (a bug, a library that changed under it...) must not end the
             # episode for the others: record it, count it, keep the current skill.
@@ -258,7 +292,7 @@ class VLMPlanner:
             perception = await self._perceive(t, values, t.rec)
         elif reflect:
             # Concurrent, each into its own records, joined in a fixed order (not completion order).
-            rec_p, rec_r = Recorder([]), Recorder([])
+            rec_p, rec_r = Recorder([], t.rec.who), Recorder([], t.rec.who)
             perception, reflection = await asyncio.gather(
                 self._perceive(t, values, rec_p), self._reflect(t, values, before, rec_r)
             )
@@ -300,6 +334,7 @@ class VLMPlanner:
             raise RuntimeError(f"skill library {self.library.dir} has no usable skills")
         t.rec.add("planner", kind="fallback", skill=hits[0].skill.name, reason=reason)
         self.usage.event(ctx.episode, "fallback")
+        log.info("%s: fell back to %s (%s)", t.rec.who, hits[0].skill.name, reason)
         return Decision(hits[0].skill.name, subtask, t.rec.records)
 
     # --- modules ----------------------------------------------------------------------------
@@ -352,7 +387,7 @@ class VLMPlanner:
         names = [c.name for c in candidates]
         v = {**values, "skill_library": skill_listing(candidates)}
         result = await self.modules.run(
-            "actor", v, lambda text: parse_actor(text, names), t.rec, t.ctx.episode
+            "actor", v, lambda text: parse_actor(text, names), t.rec, t.ctx.episode, choices=names
         )
         if isinstance(result, ActorChoice) and result.skill in names:
             return result.skill
@@ -447,8 +482,8 @@ class VLMPlanner:
             "subtask": first_line(subtask, 200),
             "replaced": candidate.replaced,
         }
-        stored = await self._add(t, name, code, meta)
-        if stored is not None:
+        stored, new = await self._add(t, name, code, meta, module="skill_synthesis")
+        if new:
             self.usage.event(ctx.episode, "synthesized")
             rec.add(
                 "skill_synthesis",
@@ -460,7 +495,10 @@ class VLMPlanner:
         return stored
 
     async def _repair_path(self, t: _Turn) -> str | None:
-        """The runner reported that the current skill raised: repair it into a new version."""
+        """The runner reported that the current skill raised: repair it into a new version.
+
+        One error signature (the skill's code and the error, numbers aside) is repaired once per
+        run: later agents hitting it take the earlier repair (or skip a repair that failed)."""
         ctx, broken = t.ctx, t.current
         assert broken is not None
         error = ctx.last_error
@@ -472,11 +510,26 @@ class VLMPlanner:
                 reason="repairs disabled" if self.max_repairs <= 0 else "no error or no repair template",
             )
             return None
+        signature = error_signature(broken, error)
+        prior = self._repairs.get(signature)
+        if prior is not None and prior[0] < t.round:  # same-round repairs are settled at commit
+            fixed = prior[1]
+            if fixed is not None and fixed in self.library:
+                t.rec.add("skill_repair", kind="reused", skill=fixed, parent=broken.name)
+                self.usage.event(ctx.episode, "repair_reused")
+                return fixed
+            t.rec.add(
+                "skill_repair", kind="skipped", skill=broken.name, reason="this error was not repairable"
+            )
+            return None
         name = _version_base(broken.name)
         code = await self._repair_loop(t, name, rename_function(broken.code, broken.name, name), error)
         if code is None:
+            self._repairs.setdefault(signature, (t.round, None))
             self.usage.event(ctx.episode, "repair_failed")
             return None
+        if broken.description:
+            code = set_docstring(code, name, broken.description)  # the child keeps its parent's docstring
         meta = {
             "provenance": "generated",
             "parent": broken.name,
@@ -484,8 +537,8 @@ class VLMPlanner:
             "subtask": broken.meta.get("subtask", first_line(ctx.subtask or ctx.task, 200)),
             "replaced": "repair",
         }
-        stored = await self._add(t, name, code, meta)
-        if stored is not None:
+        stored, new = await self._add(t, name, code, meta, module="skill_repair", signature=signature)
+        if new:
             self.usage.event(ctx.episode, "repaired")
             t.rec.add("skill_repair", kind="added", skill=stored, parent=broken.name)
         return stored
@@ -527,21 +580,56 @@ class VLMPlanner:
             code, error = fixed, new_error
         return None
 
-    async def _add(self, t: _Turn, name: str, code: str, meta: dict[str, str]) -> str | None:
-        """Add a validated skill, in agent order within the round (see :class:`CommitOrder`)."""
-        ctx = t.ctx
+    async def _add(
+        self,
+        t: _Turn,
+        name: str,
+        code: str,
+        meta: dict[str, str],
+        module: str,
+        signature: str | None = None,
+    ) -> tuple[str | None, bool]:
+        """Add a validated skill, in agent order within the round (see :class:`CommitOrder`).
+
+        Returns ``(skill to use, whether it is new)``. Nothing is added when the library already
+        has a skill with the same normalised code (that one is used), when this error signature
+        was repaired by an agent before in the round (its repair is used), or when the episode's
+        synthesis budget is used up: all three are decided here, in agent order, so concurrent
+        agents cannot all add the same skill and the outcome does not depend on answer timing.
+        """
+        ctx, rec = t.ctx, t.rec
         await self._order.wait_turn(t.round, ctx.agent_id)
         try:
+            if signature is not None and self._repairs.get(signature, (None, None))[1] in self.library:
+                fixed = self._repairs[signature][1]
+                rec.add(module, kind="reused", skill=fixed, parent=meta["parent"])
+                return fixed, False
+            if (
+                module == "skill_synthesis"
+                and self._committed(ctx.episode) >= self.settings.max_syntheses_per_episode
+            ):
+                rec.add(module, kind="skipped", skill=name, reason="synthesis budget of this episode used up")
+                return None, False
             skill = parse_skill_source(code, self.family, name=name)
             skill.meta = dict(meta)
             with self._library_lock:
-                stored = self.library.add(skill)
-                self._born[stored.name] = (ctx.episode, ctx.step, ctx.agent_id)
+                duplicate = self.library.find_duplicate(skill)
+                if duplicate is None:
+                    stored = self.library.add(skill)
+                    self._born[stored.name] = (ctx.episode, ctx.step, ctx.agent_id)
         except (SkillError, SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-            t.rec.add("library", kind="add_failed", skill=name, error=f"{type(exc).__name__}: {exc}")
-            return None
+            rec.add("library", kind="add_failed", skill=name, error=f"{type(exc).__name__}: {exc}")
+            return None, False
         finally:
             self._order.release(t.round, ctx.agent_id)
+        if duplicate is not None:
+            rec.add(module, kind="duplicate", skill=name, duplicate_of=duplicate)
+            self.usage.event(ctx.episode, "duplicate")
+            if signature is not None:
+                self._repairs[signature] = (t.round, duplicate)
+            return duplicate, False
+        if signature is not None:
+            self._repairs[signature] = (t.round, stored.name)
         self.added.append(
             {
                 "skill": stored.name,
@@ -552,7 +640,11 @@ class VLMPlanner:
                 "kind": meta.get("replaced", ""),
             }
         )
-        return stored.name
+        return stored.name, True
+
+    def _committed(self, episode: int) -> int:
+        """Skills synthesized (not repaired) and added in ``episode`` so far."""
+        return sum(1 for a in self.added if a["episode"] == episode and a["kind"] != "repair")
 
     # --- helpers ----------------------------------------------------------------------------
 
@@ -672,6 +764,17 @@ def _file_name(word: str) -> str:
     return word[cut + 1 :]
 
 
+def error_signature(skill: Skill, error: SkillError) -> str:
+    """What makes two skill errors "the same": the skill's code and the error, numbers aside."""
+    message = re.sub(r"\d+(\.\d+)?", "N", f"{getattr(error, 'kind', '')}: {error}")
+    return f"{skill.code_hash}|{message}"
+
+
+def client_config(cfg: RunConfig) -> VLMConfig:
+    """The VLM client settings a run asks for."""
+    return VLMConfig(cache_dir=cfg.vlm_cache, concurrency=cfg.vlm_concurrency)
+
+
 def _version_base(name: str) -> str:
     return re.sub(r"_v\d+$", "", name)
 
@@ -701,4 +804,4 @@ def _png(frame: FrameRecord) -> bytes | None:
     return frame.png
 
 
-__all__ = ["PlannerSettings", "VLMPlanner"]
+__all__ = ["PlannerSettings", "VLMPlanner", "client_config", "error_signature"]

@@ -275,6 +275,16 @@ class SkillLibrary:
         # the skill is for, and the summary is also what the planner's skill listings show.
         return f"{skill.name.replace('_', ' ')}: {skill.summary}"
 
+    def find_duplicate(self, skill: Skill) -> str | None:
+        """The name of a library skill that behaves exactly like ``skill`` (same code up to name,
+        docstring, comments and layout), or None."""
+        target = skill.behaviour_hash
+        for name in self.names():
+            other = self.skills[name]
+            if other.behaviour_hash == target:
+                return name
+        return None
+
     # --- changes ----------------------------------------------------------------------------
 
     def add(

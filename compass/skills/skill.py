@@ -58,10 +58,37 @@ class Skill:
     def code_hash(self) -> str:
         return code_hash(self.code)
 
+    @property
+    def behaviour_hash(self) -> str:
+        """Hash of :func:`normalized_code`: equal for skills that differ only in name, docstring,
+        comments or layout."""
+        return code_hash(normalized_code(self.code, self.name))
+
     def file_text(self) -> str:
         """The file as written to disk: header then code."""
         header = "".join(f"# {k}: {v}\n" for k, v in self.meta.items())
         return header + self.code.rstrip() + "\n"
+
+
+def normalized_code(code: str, name: str) -> str:
+    """``code`` with comments, docstrings, layout and the function's own name normalised away:
+    two skills with equal normalised code behave identically (used to refuse duplicates)."""
+    tree = ast.parse(code)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Module):
+            body = node.body
+            if (
+                body
+                and isinstance(body[0], ast.Expr)
+                and isinstance(getattr(body[0], "value", None), ast.Constant)
+            ):
+                if isinstance(body[0].value.value, str):
+                    node.body = body[1:] or [ast.Pass()]
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            node.name = "_skill_"
+        elif isinstance(node, ast.Name) and node.id == name:
+            node.id = "_skill_"
+    return ast.unparse(tree)
 
 
 def validate_name(name: str) -> str:

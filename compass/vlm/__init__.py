@@ -11,7 +11,7 @@ from compass.vlm.backends.fake import FakeBackend
 from compass.vlm.cache import ResponseCache
 from compass.vlm.client import VLMClient
 from compass.vlm.config import VLMConfig
-from compass.vlm.errors import BackendError, EmptyReply, MalformedReply, VLMError
+from compass.vlm.errors import BackendError, EmptyReply, MalformedReply, VLMError, VLMFatalError
 from compass.vlm.images import to_png
 from compass.vlm.keys import image_hash, prompt_key, request_key
 from compass.vlm.pricing import DEFAULT_PRICES, price_for
@@ -36,6 +36,7 @@ __all__ = [
     "VLMClient",
     "VLMConfig",
     "VLMError",
+    "VLMFatalError",
     "VLMRequest",
     "count_tokens",
     "image_hash",

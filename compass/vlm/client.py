@@ -133,6 +133,36 @@ class VLMClient:
         req = VLMRequest(prompt=prompt, system=system, images=tuple(images), tag=tag, **settings)
         return (await self.complete(req)).text
 
+    async def probe(self, timeout_s: float = 30.0) -> None:
+        """Check once, before a run, that the backend answers (one cheap call, or loading a local
+        model); raises :class:`VLMError` with one line saying what is wrong and how to fix it."""
+        limit = min(timeout_s, self.config.timeout_s)
+        try:
+            if self.backend.interruptible:
+                async with asyncio.timeout(limit):
+                    await self.backend.probe(limit)
+            else:
+                await self.backend.probe(self.config.timeout_s)
+        except VLMError:
+            raise
+        except TimeoutError as exc:
+            raise VLMError(f"{self.label} did not answer a one-token probe within {limit:g} s") from exc
+        except BackendError as exc:
+            raise VLMError(self._probe_failure(exc)) from exc
+
+    def _probe_failure(self, exc: BackendError) -> str:
+        where = f"{self.label}"
+        if exc.status is None:
+            return f"cannot reach {where}: {exc}; is the server running? Start it, or fix the URL in --vlm"
+        if exc.status in (401, 403):
+            key = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}.get(
+                self.backend.name, "the key"
+            )
+            return f"{where} refused the key (status {exc.status}): {exc}; check {key}"
+        if exc.status == 404:
+            return f"{where}: model or endpoint not found (status 404): {exc}; check the model name and URL"
+        return f"{where} failed a one-token probe (status {exc.status}): {exc}"
+
     # --- steps ------------------------------------------------------------------------------
     def _from_cache(self, key: str, req: VLMRequest) -> Completion | None:
         if self.cache is None or not self.backend.cacheable:

@@ -7,6 +7,11 @@ class VLMError(RuntimeError):
     """A VLM call (or client setup) failed for good; the message says what and how to fix it."""
 
 
+class VLMFatalError(VLMError):
+    """A failure after which the run's results would be meaningless (e.g. a replay trace that does
+    not match the run): callers must not fall back, the run stops with a non-zero exit."""
+
+
 class BackendError(Exception):
     """One failed attempt at a backend call, classified for the retry loop.
 

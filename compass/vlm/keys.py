@@ -36,20 +36,21 @@ def prompt_key(req: VLMRequest) -> str:
 
 
 def request_key(backend: str, model: str, req: VLMRequest) -> str:
-    """sha256 over (backend, model, system, prompt, image hashes, max_tokens, temperature).
+    """sha256 over (backend, model, system, prompt, image hashes, max_tokens, temperature[, schema]).
 
     This is the response-cache key and ``Completion.key``. Pass a request whose ``max_tokens``
     and ``temperature`` are filled in (:meth:`VLMRequest.with_defaults`), so that a default
     spelled out and a default left implicit share a key. ``tag`` is deliberately left out.
     """
-    return _digest(
-        {
-            "backend": backend,
-            "model": model,
-            "system": req.system,
-            "prompt": req.prompt,
-            "images": [image_hash(image) for image in req.images],
-            "max_tokens": req.max_tokens,
-            "temperature": None if req.temperature is None else float(req.temperature),
-        }
-    )
+    payload: dict[str, Any] = {
+        "backend": backend,
+        "model": model,
+        "system": req.system,
+        "prompt": req.prompt,
+        "images": [image_hash(image) for image in req.images],
+        "max_tokens": req.max_tokens,
+        "temperature": None if req.temperature is None else float(req.temperature),
+    }
+    if req.schema is not None:  # only when set, so text-mode keys stay what they were
+        payload["schema"] = {"name": req.schema_name, "schema": req.schema}
+    return _digest(payload)

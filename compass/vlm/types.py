@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 
@@ -14,7 +14,7 @@ class VLMRequest:
     ``images`` are PNG-encoded bytes (see :func:`compass.vlm.images.to_png`). ``max_tokens`` and
     ``temperature`` left as ``None`` take the client's configured defaults. ``tag`` names the
     caller (e.g. the module ``"planner"``) for per-tag usage accounting; it is not part of the
-    cache key.
+    cache key. ``schema`` (a JSON schema, named ``schema_name``) asks for structured output.
     """
 
     prompt: str
@@ -23,6 +23,10 @@ class VLMRequest:
     max_tokens: int | None = None
     temperature: float | None = None
     tag: str = "default"
+    #: JSON schema of the answer (structured output); ``None`` asks for free text. Backends that
+    #: cannot constrain their output ignore it (:attr:`Backend.structured` says which can).
+    schema: dict[str, Any] | None = field(default=None, hash=False)
+    schema_name: str = "answer"
 
     def __post_init__(self) -> None:
         # Accept a list (or bytearrays) for convenience but keep the request hashable and immutable.

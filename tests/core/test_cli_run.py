@@ -122,6 +122,13 @@ def test_cli_runs_ten_unit_scenarios(tmp_path, scenario):
     assert len(steps) == 5 and all(len(s["actions"]) == 10 for s in steps)
 
 
+def _calls(server) -> list:
+    """The server's requests without the probes ``compass run`` sends before each VLM run."""
+    from compass.vlm.backends.base import PROBE_PROMPT
+
+    return [r for r in server.requests if r.text != PROBE_PROMPT]
+
+
 def test_cli_vlm_run_with_cache_then_replay(tmp_path):
     """A scripted VLM run through the CLI fills --vlm-cache; a second run is answered from the cache
     without one request to the server; replaying the first run through the CLI gives its trace."""
@@ -131,9 +138,9 @@ def test_cli_vlm_run_with_cache_then_replay(tmp_path):
     with FakeVLMServer(responder=lambda req: script(req.text)) as server:
         spec = server.spec("openai", "gpt-4o-mini")
         _invoke("run", "--vlm", spec, "--run-id", "live", "--vlm-cache", str(cache), *common)
-        live_requests = len(server.requests)
+        live_requests = len(_calls(server))  # the run's one-token probe aside
         _invoke("run", "--vlm", spec, "--run-id", "cached", "--vlm-cache", str(cache), *common)
-        assert len(server.requests) == live_requests > 0
+        assert len(_calls(server)) == live_requests > 0  # only the second run's probe reached it
     cached = json.loads((tmp_path / "cached" / "summary.json").read_text())["vlm_usage"]
     assert cached["calls"] == live_requests and cached["cached"] == live_requests
     assert cached["tokens"] == "reported"  # the server's usage, kept in the cache
@@ -153,7 +160,7 @@ def test_anthropic_backed_episode(tmp_path):
             *("--vlm", server.spec("anthropic", "claude-3-haiku-20240307"), "--run-id", "claude"),
             *("--max-steps", "6", "--out", str(tmp_path)),
         )
-        requests = list(server.requests)
+        requests = _calls(server)
     assert requests and {r.api for r in requests} == {"anthropic"}
     usage = json.loads((tmp_path / "claude" / "summary.json").read_text())["vlm_usage"]
     assert usage["calls"] == len(requests) and usage["prompt_tokens"] > 0

@@ -484,8 +484,8 @@ class _Handler(BaseHTTPRequestHandler):
                 "type": "message",
                 "role": "assistant",
                 "model": request.model,
-                "content": [{"type": "text", "text": reply.text}],
-                "stop_reason": "end_turn",
+                "content": _anthropic_content(request, reply.text),
+                "stop_reason": "tool_use" if _forced_tool(request) else "end_turn",
                 "stop_sequence": None,
             }
             if reply.usage:
@@ -533,6 +533,21 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(raw)
         self.wfile.flush()
+
+
+def _forced_tool(request: RecordedRequest) -> str | None:
+    """The tool an Anthropic request forces (``tool_choice: {"type": "tool"}``), if any."""
+    choice = request.body.get("tool_choice")
+    return choice.get("name") if isinstance(choice, dict) and choice.get("type") == "tool" else None
+
+
+def _anthropic_content(request: RecordedRequest, text: str) -> list[dict[str, Any]]:
+    """A forced tool call answers with a ``tool_use`` block whose input is the reply parsed as JSON
+    (as the real API does); otherwise one text block."""
+    tool = _forced_tool(request)
+    if tool is None:
+        return [{"type": "text", "text": text}]
+    return [{"type": "tool_use", "id": "toolu_fake", "name": tool, "input": json.loads(text)}]
 
 
 def _error_body(api: Api, reply: Reply) -> dict[str, Any]:

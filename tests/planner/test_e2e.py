@@ -15,6 +15,7 @@ from compass.core.family import get_family
 from compass.session import run
 from compass.skills.library import SkillLibrary
 from compass.trace import read_trace
+from compass.vlm.backends.base import PROBE_PROMPT
 from tests.fakes.fake_vlm_server import FakeVLMServer
 from tests.planner.scripted import ScriptedVLM, detect_module
 
@@ -50,7 +51,9 @@ def recorded(tmp_path_factory, smax_protoss):
     with FakeVLMServer(responder=lambda request: script(request.text)) as server:
         cfg = _cfg(tmp, server.spec("openai", "test-model"), "live", _library_copy(tmp / "lib"))
         summary = run(cfg)
-        requests = list(server.requests)
+        # The run's one-token probe comes first; the rest are the planner's calls.
+        assert server.requests[0].text == PROBE_PROMPT and server.requests[0].body["max_tokens"] == 1
+        requests = list(server.requests)[1:]
     return tmp, summary, requests
 
 

@@ -195,14 +195,20 @@ async def test_event_right_after_a_decision_keeps_the_skill(make_planner):
 
 async def test_additions_in_one_round_are_ordered_by_agent_id(make_planner, library):
     """Agent 0 answers last, yet gets the plain name: names do not depend on answer timing."""
-    script = ScriptedVLM(synth_agent=None)
+    script = ScriptedVLM(synth_agent=None, fail_after=100)  # no repair: each agent's own code is added
     script.task_reasoning = lambda prompt: (  # type: ignore[method-assign]
         "##Task_guidance##:\nImplement zigzag blink micro\n##Skill_guidance##:\nFalse"
     )
 
     async def responder(req):
-        if detect_module(req.prompt) == "skill_synthesis" and "unit with ID 0" in req.prompt:
-            await asyncio.sleep(0.2)
+        if detect_module(req.prompt) == "skill_synthesis":
+            agent = re.search(r"unit with ID (\d+)", req.prompt).group(1)
+            if agent == "0":
+                await asyncio.sleep(0.2)
+            # Different code per agent (identical code would be one skill: see test_synthesis).
+            return script(req.prompt).replace(
+                "def score_target(unit):", f"def score_target(unit):\n    agent_bias = {agent}"
+            )
         return script(req.prompt)
 
     planner, _ = make_planner(responder)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import inspect
+import json
 import os
 from typing import Any
 
-from compass.vlm.backends.base import Backend, BackendReply, PerLoop
+from compass.vlm.backends.base import PROBE_PROMPT, Backend, BackendReply, PerLoop
 from compass.vlm.backends.sdk_errors import to_backend_error
 from compass.vlm.backends.validate import answer_text, expect_object, reading, token_count
 from compass.vlm.errors import VLMError
@@ -14,6 +15,21 @@ from compass.vlm.images import to_base64
 from compass.vlm.types import VLMRequest
 
 ENV_KEY = "ANTHROPIC_API_KEY"
+
+#: ``tools``: structured output as a forced tool call whose input schema is the answer's;
+#: ``text``: the paper's text protocol (for compatible servers without tool use).
+DIALECTS = ("tools", "text")
+
+
+def tool_options(req: VLMRequest) -> dict[str, Any]:
+    """Ask for ``req.schema`` as one forced tool call (Anthropic's structured output)."""
+    if req.schema is None:
+        return {}
+    name = req.schema_name
+    return {
+        "tools": [{"name": name, "description": f"Report the {name} answer.", "input_schema": req.schema}],
+        "tool_choice": {"type": "tool", "name": name},
+    }
 
 
 def anthropic_messages(req: VLMRequest) -> list[dict[str, Any]]:
@@ -36,7 +52,13 @@ class AnthropicBackend(Backend):
     name = "anthropic"
     use_tiktoken = True
 
-    def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None) -> None:
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        dialect: str | None = None,
+    ) -> None:
         try:
             import anthropic
         except ImportError as exc:
@@ -56,6 +78,11 @@ class AnthropicBackend(Backend):
                 )
             key = "EMPTY"
         self._key = key
+        # A compatible server may lack tool use: it gets the text protocol unless the spec says tools.
+        self.dialect = (dialect or ("text" if self.base_url else "tools")).lower()
+        if self.dialect not in DIALECTS:
+            raise VLMError(f"anthropic: unknown dialect {self.dialect!r}; use one of {', '.join(DIALECTS)}")
+        self.structured = self.dialect == "tools"
         self._clients: PerLoop[Any] = PerLoop(
             lambda: anthropic.AsyncAnthropic(api_key=self._key, base_url=self.base_url, max_retries=0)
         )
@@ -80,6 +107,8 @@ class AnthropicBackend(Backend):
         extra: dict[str, Any] = {"system": req.system} if req.system else {}
         if self.sends_temperature:
             extra["temperature"] = req.temperature
+        if self.structured:
+            extra.update(tool_options(req))
         try:
             response = await self._clients.get().messages.create(
                 model=self.model,
@@ -97,14 +126,23 @@ class AnthropicBackend(Backend):
         with reading("message"):
             if isinstance(response.content, str):  # a list of blocks is the only valid shape
                 raise TypeError("content is a string, not a list of blocks")
-            blocks = [block.text for block in response.content or () if getattr(block, "type", "") == "text"]
-            text = answer_text("".join(blocks) if blocks else None)
+            tools = [b.input for b in response.content or () if getattr(b, "type", "") == "tool_use"]
+            if tools:  # structured output: the forced tool call's input is the answer, as JSON text
+                text = answer_text(json.dumps(tools[0], ensure_ascii=False))
+            else:
+                blocks = [
+                    block.text for block in response.content or () if getattr(block, "type", "") == "text"
+                ]
+                text = answer_text("".join(blocks) if blocks else None)
             usage = response.usage
         return BackendReply(
             text=text,
             prompt_tokens=token_count(getattr(usage, "input_tokens", None)),
             completion_tokens=token_count(getattr(usage, "output_tokens", None)),
         )
+
+    async def probe(self, timeout_s: float) -> None:
+        await self.generate(VLMRequest(prompt=PROBE_PROMPT, max_tokens=1, temperature=0.0), timeout_s)
 
     async def aclose(self) -> None:
         client = self._clients.current()

@@ -12,6 +12,9 @@ from compass.vlm.types import VLMRequest
 
 T = TypeVar("T")
 
+#: The probe's prompt (answered with one token) that checks server, model name and key before a run.
+PROBE_PROMPT = "compass probe: reply with OK"
+
 
 @dataclass(frozen=True)
 class BackendReply:
@@ -40,6 +43,10 @@ class Backend:
     use_tiktoken: bool = False
     #: Image detail sent (OpenAI only); estimates of image tokens follow it.
     image_detail: str = "low"
+    #: Constrains answers to ``VLMRequest.schema`` (structured output); others get the text protocol.
+    structured: bool = False
+    #: Takes images (a text-only local model does not).
+    accepts_images: bool = True
 
     @property
     def cache_id(self) -> str:
@@ -59,6 +66,11 @@ class Backend:
     async def generate(self, req: VLMRequest, timeout_s: float) -> BackendReply:
         """Answer ``req`` once (no retries); ``req`` has max_tokens and temperature filled in."""
         raise NotImplementedError
+
+    async def probe(self, timeout_s: float) -> None:
+        """Check, once before a run, that this backend answers at all: one cheap call (API
+        backends) or loading the model (local ones). Raises :class:`~compass.vlm.errors.BackendError`
+        or :class:`~compass.vlm.errors.VLMError`; the default (scripted backends) checks nothing."""
 
     async def aclose(self) -> None:
         """Release connections/threads; the default holds nothing."""

@@ -25,13 +25,18 @@ class FakeBackend(Backend):
     name = "fake"
 
     def __init__(
-        self, responder: Responder | str = "OK", latency_s: float = 0.0, model: str = "fake"
+        self,
+        responder: Responder | str = "OK",
+        latency_s: float = 0.0,
+        model: str = "fake",
+        structured: bool = False,
     ) -> None:
         self.responder: Responder = (
             (lambda _req, text=responder: text) if isinstance(responder, str) else responder
         )
         self.latency_s = latency_s
         self.model = model
+        self.structured = structured  # True: the planner sends schemas (``req.schema``) for JSON answers
         self.calls: list[VLMRequest] = []
 
     async def generate(self, req: VLMRequest, timeout_s: float) -> BackendReply:

@@ -56,6 +56,7 @@ class HFBackend(Backend):
         self.dtype = dtype
         self._model: Any = None
         self._processor: Any = None
+        self._load_error: VLMError | None = None  # a failed load is not retried on every call
         self._thread_lock = threading.Lock()  # guards loading and generate() across threads/loops
         self._queue: PerLoop[asyncio.Lock] = PerLoop(asyncio.Lock)
 
@@ -64,9 +65,14 @@ class HFBackend(Backend):
         with self._thread_lock:
             self._load_locked()
 
+    async def probe(self, timeout_s: float) -> None:
+        await asyncio.to_thread(self.load)
+
     def _load_locked(self) -> None:
         if self._model is not None:
             return
+        if self._load_error is not None:
+            raise self._load_error
         import torch
         import transformers
 
@@ -86,7 +92,11 @@ class HFBackend(Backend):
             processor = transformers.AutoProcessor.from_pretrained(source)
             model = auto_model.from_pretrained(source, **kwargs)
         except (OSError, ValueError, KeyError) as exc:
-            raise VLMError(f"hf: cannot load a vision-language model from {self.model!r}: {exc}") from exc
+            self._load_error = VLMError(
+                f"hf: cannot load a vision-language model from {self.model!r}: {_first_line(exc)} "
+                "(give a local model directory, or a name already in the Hugging Face cache)"
+            )
+            raise self._load_error from exc
         model.to(self.device)
         model.eval()
         self._processor, self._model = processor, model
@@ -138,6 +148,11 @@ class HFBackend(Backend):
     async def aclose(self) -> None:
         # Drop references only: taking the thread lock here could block the loop behind a generate().
         self._model = self._processor = None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _generated_length(ids: list[int], eos: int | list[int] | None) -> int:

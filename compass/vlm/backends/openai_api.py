@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from compass.vlm.backends.base import Backend, BackendReply, PerLoop
+from compass.vlm.backends.base import PROBE_PROMPT, Backend, BackendReply, PerLoop
 from compass.vlm.backends.sdk_errors import to_backend_error
 from compass.vlm.backends.validate import answer_text, expect_object, reading, token_count
 from compass.vlm.errors import BackendError, VLMError
@@ -13,6 +13,51 @@ from compass.vlm.images import data_url
 from compass.vlm.types import VLMRequest
 
 ENV_KEY = "OPENAI_API_KEY"
+
+#: How each OpenAI-compatible server takes a JSON schema (``openai:MODEL@URL?dialect=...``):
+#: OpenAI, vLLM and llama.cpp's ``llama-server`` take ``response_format`` ``json_schema``;
+#: llama-cpp-python's server takes ``json_object`` with a ``schema``; Ollama takes ``format``;
+#: ``text`` sends no schema (the paper's text protocol).
+DIALECTS = ("openai", "vllm", "llamacpp", "ollama", "text")
+
+
+def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` for OpenAI's strict mode: every property required, no extra properties, and
+    without the keywords strict mode refuses (string lengths)."""
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in ("maxLength", "minLength", "title", "default"):
+            continue
+        if isinstance(value, dict):
+            value = (
+                strict_schema(value)
+                if key != "properties"
+                else {k: strict_schema(v) for k, v in value.items()}
+            )
+        elif isinstance(value, list):
+            value = [strict_schema(v) if isinstance(v, dict) else v for v in value]
+        out[key] = value
+    if out.get("type") == "object" and "properties" in out:
+        out["required"] = list(out["properties"])
+        out["additionalProperties"] = False
+    return out
+
+
+def schema_options(dialect: str, req: VLMRequest) -> dict[str, Any]:
+    """The ``chat.completions.create`` arguments that ask ``dialect`` for ``req.schema``."""
+    if req.schema is None or dialect == "text":
+        return {}
+    if dialect == "llamacpp":
+        return {"response_format": {"type": "json_object", "schema": req.schema}}
+    if dialect == "ollama":
+        return {"extra_body": {"format": req.schema}}
+    schema = strict_schema(req.schema) if dialect == "openai" else req.schema
+    return {
+        "response_format": {
+            "type": "json_schema",
+            "json_schema": {"name": req.schema_name, "schema": schema, "strict": dialect == "openai"},
+        }
+    }
 
 
 def openai_messages(req: VLMRequest, detail: str = "low") -> list[dict[str, Any]]:
@@ -48,7 +93,12 @@ class OpenAIBackend(Backend):
     use_tiktoken = True
 
     def __init__(
-        self, model: str, base_url: str | None = None, api_key: str | None = None, image_detail: str = "low"
+        self,
+        model: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        dialect: str | None = None,
+        image_detail: str = "low",
     ) -> None:
         try:
             import openai
@@ -69,6 +119,14 @@ class OpenAIBackend(Backend):
                 )
             key = "EMPTY"  # local servers ignore the key but the SDK insists on one
         self._key = key
+        # An unknown server gets the text protocol unless the spec names how it takes schemas.
+        self.dialect = (dialect or ("text" if self.base_url else "openai")).lower()
+        if self.dialect not in DIALECTS:
+            raise VLMError(
+                f"openai: unknown dialect {self.dialect!r}; use one of {', '.join(DIALECTS)} "
+                f"(e.g. openai:{model}@http://127.0.0.1:8080/v1?dialect=llamacpp)"
+            )
+        self.structured = self.dialect != "text"
         # SDK retries are off: VLMClient retries with its own policy and accounting.
         self._clients: PerLoop[Any] = PerLoop(
             lambda: openai.AsyncOpenAI(api_key=self._key, base_url=self.base_url, max_retries=0)
@@ -97,6 +155,7 @@ class OpenAIBackend(Backend):
                 temperature=req.temperature,
                 timeout=timeout_s,
                 **limit,
+                **schema_options(self.dialect, req),
             )
         except Exception as exc:
             error = to_backend_error(exc, self._sdk)
@@ -114,6 +173,9 @@ class OpenAIBackend(Backend):
             prompt_tokens=token_count(getattr(usage, "prompt_tokens", None)),
             completion_tokens=token_count(getattr(usage, "completion_tokens", None)),
         )
+
+    async def probe(self, timeout_s: float) -> None:
+        await self.generate(VLMRequest(prompt=PROBE_PROMPT, max_tokens=1, temperature=0.0), timeout_s)
 
     async def aclose(self) -> None:
         client = self._clients.current()

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from compass.vlm.backends.base import Backend, BackendReply
-from compass.vlm.errors import VLMError
+from compass.vlm.errors import VLMError, VLMFatalError
 from compass.vlm.keys import prompt_key
 from compass.vlm.trace import read_vlm_records, trace_path
 from compass.vlm.types import VLMRequest
@@ -41,8 +41,13 @@ class ReplayBackend(Backend):
         self._answers: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for record in records:
             self._answers[record["key_prompt"]].append(record)
+        self.structured = _recorded_structured(path)
         self._served: dict[str, int] = defaultdict(int)
         self._warned: set[str] = set()
+
+    async def probe(self, timeout_s: float) -> None:
+        if not self._answers:
+            raise VLMError(f"replay: {self.path} records no VLM calls, so there is nothing to replay")
 
     def __len__(self) -> int:
         return sum(len(answers) for answers in self._answers.values())
@@ -51,8 +56,10 @@ class ReplayBackend(Backend):
         key = prompt_key(req)
         answers = self._answers.get(key)
         if not answers:
-            raise VLMError(
-                f"replay: no recorded answer for prompt {key[:12]} (tag {req.tag!r}) in {self.path}"
+            # Fatal: falling back would turn a replay that does not match into a different run.
+            raise VLMFatalError(
+                f"replay: no recorded answer for prompt {key[:12]} (tag {req.tag!r}) in {self.path}; "
+                "the run does not match the recording (same env, seed, config, library and --vlm-output?)"
             )
         index = self._served[key]
         self._served[key] = index + 1
@@ -70,6 +77,23 @@ class ReplayBackend(Backend):
             prompt_tokens=_int_or_none(record.get("prompt_tokens")),
             completion_tokens=_int_or_none(record.get("completion_tokens")),
         )
+
+
+def _recorded_structured(path: Path) -> bool:
+    """Whether the recorded run asked for JSON answers (its ``run_start`` line says), so that
+    ``--vlm-output auto`` replays it in the same mode."""
+    import json
+
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            if '"run_start"' not in line:
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                return False
+            return bool(record.get("structured_output", False))
+    return False
 
 
 def _int_or_none(value: Any) -> int | None:
