@@ -22,8 +22,8 @@ def test_library_episode_writes_trace_and_summary(tmp_path):
     kinds = {r["kind"] for r in records}
     assert {"run_start", "decision", "step", "episode_end"} <= kinds
     decisions = [r for r in records if r["kind"] == "decision"]
-    # Retrieval from the neutral default task ("Defeat all enemy units") ranks `regroup` first.
-    assert all(d["skill"] == "regroup" for d in decisions)
+    # Retrieval from the neutral default task ("Defeat all enemy units") over skill summaries.
+    assert all(d["skill"] == "race_adaptive_combat" for d in decisions)
     steps = [r for r in records if r["kind"] == "step"]
     assert len(steps) == sum(e["steps"] for e in summary["episodes"])
     assert (run_dir / "episodes.mp4").stat().st_size > 1000
