@@ -20,6 +20,7 @@ from compass.config import DEFAULT_ENV, RunConfig
 from compass.eval.cli import register as register_eval
 from compass.library_cli import register as register_library_commands
 from compass.viewer.cli import view_command
+from compass.demos.cli import demos_app
 
 app = typer.Typer(
     cls=ErrorReportingGroup,
@@ -30,6 +31,7 @@ app = typer.Typer(
 skills_app = typer.Typer(no_args_is_help=True, help="Inspect and check the skill library.")
 app.add_typer(skills_app, name="skills")
 register_eval(app)  # compass eval, compass runs (compass/eval/cli.py)
+app.add_typer(demos_app, name="demos")
 console = Console()
 err = Console(stderr=True, soft_wrap=True)
 
@@ -77,7 +79,7 @@ def run(
     ] = None,
     out: Annotated[Path, typer.Option(help="where run directories go")] = Path("runs"),
     max_steps: Annotated[int | None, typer.Option(min=1, help="cap on episode length")] = None,
-    video: Annotated[bool, typer.Option(help="write episodes.mp4")] = False,
+    video: Annotated[bool, typer.Option(help="write videos/episode_NNN.mp4, one per episode")] = False,
     epo: Annotated[
         bool, typer.Option(help="SMACv2 extended partial observability (prob_obs_enemy=0)")
     ] = False,

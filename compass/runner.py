@@ -80,6 +80,7 @@ class EpisodeRunner:
         comm: Any = None,
         on_step: Any = None,
         external: frozenset[int] = frozenset(),
+        recorder: Any = None,
     ) -> None:
         self.env = env
         self.planner = planner
@@ -90,7 +91,9 @@ class EpisodeRunner:
         self.on_step = on_step
         # Agents whose actions come from elsewhere (compass.eval.controllers.TeamEnv): no decisions, no skills.
         self.external = external
-        self.frames: list[np.ndarray] = []
+        # recorder(episode, seed) -> compass.demos.record.EpisodeRecorder: video/trajectory streamed per step
+        self.recorder = recorder
+        self.last_recording: dict[str, Any] | None = None
         self.task = cfg.task or default_task(env.family)
 
     def _trace_vlm_calls(self, episode: int, t: int, agent: int, decision: Decision) -> None:
@@ -217,8 +220,7 @@ class EpisodeRunner:
         outcome, info = "timeout", {}
         alive_before = {v.agent_id for v in views if v.alive}
         deaths: set[int] = set()
-        if self.cfg.video:
-            self.frames.append(env.render_global())
+        rec = self.recorder(episode, seed) if self.recorder is not None else None
         t = 0
         for t in range(max_steps):
             perceived = self._perceived(views, t)
@@ -310,14 +312,16 @@ class EpisodeRunner:
             alive_now = {v.agent_id for v in views if v.alive}
             deaths = alive_before - alive_now
             alive_before = alive_now
-            if self.cfg.video:
-                self.frames.append(env.render_global())
+            if rec is not None:
+                rec.step(t, perceived, actions, skills, res)
             if progress is not None:
                 progress()
             if res.done:
                 outcome, info = res.outcome, res.info
                 break
         release.close()
+        if rec is not None:
+            self.last_recording = rec.finish(outcome)
         steps = t + 1
         for name, n in used.items():
             lib.record_use(name, uses=n)

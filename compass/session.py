@@ -14,7 +14,7 @@ from compass.core.family import GameFamily, family_for_env, make_env
 from compass.eval.stats import summarize_outcomes
 from compass.planner.factory import make_planner, preflight
 from compass.rundir import create_run_dir, finish_manifest, write_manifest
-from compass.runner import EpisodeRunner, write_video
+from compass.runner import EpisodeRunner
 from compass.skills.library import SkillLibrary, default_library_root
 from compass.trace import RunWriter
 
@@ -43,6 +43,21 @@ def library_root_for(cfg: RunConfig, family: GameFamily, run_dir: Path) -> Path 
         ignore=shutil.ignore_patterns("_stats.json", "__pycache__"),
     )
     return target
+
+
+def video_recorder(cfg: RunConfig, env, run_dir: Path):
+    """One followable MP4 per episode, streamed to ``run_dir/videos/episode_NNN.mp4`` while it runs."""
+    from compass.demos.record import EpisodeRecorder
+
+    label = f"compass {cfg.planner} planner" + (f" ({cfg.vlm})" if cfg.vlm else "")
+
+    def make(episode: int, seed: int) -> EpisodeRecorder:
+        header = {"env": cfg.env, "seed": seed, "episode": episode}
+        return EpisodeRecorder(
+            env, run_dir / "videos", f"episode_{episode:03d}", header, trajectory=False, policy_label=label
+        )
+
+    return make
 
 
 def run(
@@ -102,7 +117,15 @@ def _play_run(
 ) -> dict:
     writer = RunWriter(run_dir)
     scorer = family.make_scorer(env) if family.make_scorer else None
-    runner = EpisodeRunner(env, planner, cfg, writer, comm=comm, on_step=scorer.on_step if scorer else None)
+    runner = EpisodeRunner(
+        env,
+        planner,
+        cfg,
+        writer,
+        comm=comm,
+        on_step=scorer.on_step if scorer else None,
+        recorder=video_recorder(cfg, env, run_dir) if cfg.video else None,
+    )
     writer.trace(
         {
             "kind": "run_start",
@@ -124,6 +147,8 @@ def _play_run(
                 if scorer is not None:
                     scorer.start()
                 row = (await runner.run_episode(ep, seed, tick)).as_dict()
+                if cfg.video and runner.last_recording:
+                    row["video"] = f"videos/{runner.last_recording['video']}"
                 if scorer is not None:
                     row[family.name] = scorer.finish()
                     row["headline"] = scorer.describe_episode(row[family.name])
@@ -163,9 +188,6 @@ def _play_run(
     usage = planner.usage_summary()
     if usage is not None:
         summary["vlm_usage"] = usage
-    if cfg.video and runner.frames:
-        write_video(runner.frames, run_dir / "episodes.mp4")
-        summary["video"] = "episodes.mp4"
     writer.summary(summary)
     summary["run_dir"] = str(run_dir)
     return summary

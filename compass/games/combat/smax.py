@@ -85,6 +85,26 @@ def _compiled(n_allies: int, n_enemies: int) -> _Compiled:
     return _Compiled(env, jax.jit(env.reset), jax.jit(env.step_env), params, step_len)
 
 
+def _attack_targets(prev_attack: np.ndarray, n_allies: int) -> np.ndarray:
+    """Unit attacked by each unit in SMAX's last step (its decoding: enemies index allies in reverse)."""
+    n = len(prev_attack)
+    out = np.full(n, -1, dtype=np.int64)
+    for u, a in enumerate(prev_attack):
+        if a >= _SMAX_ATTACK_OFFSET:
+            k = int(a) - _SMAX_ATTACK_OFFSET
+            out[u] = n_allies + k if u < n_allies else n_allies - 1 - k
+    return out
+
+
+def from_smax(action: int) -> int:
+    """SMAX native action -> the SMACv2 index compass skills speak (inverse of the adapter's map)."""
+    if action >= _SMAX_ATTACK_OFFSET:
+        return ATTACK_OFFSET + action - _SMAX_ATTACK_OFFSET
+    if action == _SMAX_STOP:
+        return STOP
+    return {v: k for k, v in _SMAX_MOVE.items()}[action]
+
+
 @dataclass
 class Snapshot:
     """Host-side copy of the state the views and renderers read."""
@@ -98,6 +118,8 @@ class Snapshot:
     sight: np.ndarray = field(repr=False)  # (n,)
     attack: np.ndarray = field(repr=False)  # (n,)
     map_size: tuple[float, float] = (32.0, 32.0)
+    #: unit each unit attacked this step (-1: none), for attack lines and trajectories
+    attack_target: np.ndarray | None = None
 
     def type_name(self, u: int) -> str:
         return SMAX_UNIT_TYPES[int(self.types[u])]
@@ -144,6 +166,7 @@ class SmaxEnv:
         self.unit_types: tuple[list[str], list[str]] = ([], [])
         self._prev_alive: np.ndarray | None = None  # who was alive before this step (deaths seen)
         self._enemy_last_actions = np.zeros(self.n_enemies, dtype=np.int64)
+        self._prev_snap: Snapshot | None = None
 
     # --- episode control ----------------------------------------------------------------------
 
@@ -191,6 +214,7 @@ class SmaxEnv:
         self._observed[:] = not self._epo_active
         self._snapshot()
         self._prev_alive = None
+        self._prev_snap = None
         return self.views()
 
     @property
@@ -221,6 +245,7 @@ class SmaxEnv:
         self.t += 1
         self._last_actions[:] = [int(a) for a in actions]
         self._prev_alive = self.snap.alive.copy()
+        self._prev_snap = self.snap
         self._snapshot()
         s = self.snap
         allies_alive = bool(s.alive[: self.n_agents].any())
@@ -289,8 +314,15 @@ class SmaxEnv:
         import jax
 
         st = self._state.state
-        pos, alive, health, types, cd = jax.device_get(
-            (st.unit_positions, st.unit_alive, st.unit_health, st.unit_types, st.unit_weapon_cooldowns)
+        pos, alive, health, types, cd, att = jax.device_get(
+            (
+                st.unit_positions,
+                st.unit_alive,
+                st.unit_health,
+                st.unit_types,
+                st.unit_weapon_cooldowns,
+                st.prev_attack_actions,
+            )
         )
         types = np.asarray(types, dtype=np.int64)
         p = self._c.type_params
@@ -303,6 +335,7 @@ class SmaxEnv:
             n_allies=self.n_agents,
             sight=p["sight"][types],
             attack=p["attack"][types],
+            attack_target=_attack_targets(np.asarray(att), self.n_agents),
         )
         self._update_epo()
 
@@ -419,6 +452,32 @@ class SmaxEnv:
             return {v: k for k, v in _SMAX_MOVE.items()}.get(action, STOP)
         k = action - _SMAX_ATTACK_OFFSET
         return ATTACK_OFFSET + (k if team == 0 else self.n_agents - 1 - k)
+    def render_video_frame(self, info) -> np.ndarray:
+        """Followable frame for videos (:mod:`compass.games.combat.video`)."""
+        from compass.games.combat.video import render_video_frame
+
+        return render_video_frame(self.snap, info, f"smax:{self.scenario}", self.spec.race, self._prev_alive)
+
+    def step_events(self) -> dict:
+        """Attacks, damage taken and deaths of the last step (trajectories)."""
+        from compass.games.combat.video import step_events
+
+        return step_events(self._prev_snap, self.snap)
+
+    def jax_env_state(self) -> tuple[object, object]:
+        """The jitted ``HeuristicEnemySMAX`` and its current state (policies that act natively)."""
+        return self._c.env, self._state
+
+    def native_observation(self) -> tuple[np.ndarray, np.ndarray]:
+        """SMAX's own per-ally observation vectors and legal native actions (MAPPO policies)."""
+        import jax
+
+        env = self._c.env
+        obs, avail = jax.device_get((env.get_obs(self._state), env.get_avail_actions(self._state)))
+        return (
+            np.stack([np.asarray(obs[a]) for a in env.agents]),
+            np.stack([np.asarray(avail[a]) for a in env.agents]).astype(bool),
+        )
 
     def render_global(self) -> np.ndarray:
         """Whole-map RGB frame of the current step."""

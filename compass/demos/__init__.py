@@ -1,0 +1,1 @@
+"""Demonstrations: MAPPO training, recorded episodes, and bootstrapping the skill library from them."""

@@ -1,0 +1,171 @@
+"""``compass demos train|record|evaluate`` and ``compass skills bootstrap`` (registered from ``compass.cli``)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+demos_app = typer.Typer(no_args_is_help=True, help="Train MAPPO demonstrators and record demonstrations.")
+console = Console()
+err = Console(stderr=True)
+
+
+def _fail(message: str, code: int = 2) -> None:
+    err.print(f"[bold red]error:[/] {escape(message)}")
+    raise typer.Exit(code)
+
+
+def parse_steps(text: str) -> int:
+    """``3M``, ``500k``, ``1.5M``, ``20000`` -> an int; anything else is a ``ValueError``."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*", text)
+    if not m:
+        raise ValueError(f"--steps takes a number like 3M, 500k or 20000, got {text!r}")
+    n = float(m.group(1)) * {"": 1, "k": 1e3, "m": 1e6}[m.group(2).lower()]
+    if n < 1:
+        raise ValueError(f"--steps must be at least 1, got {text!r}")
+    return int(n)
+
+
+@demos_app.command("train")
+def train_cmd(
+    env: Annotated[str, typer.Option(help="smax:protoss_5_vs_5 | smax:terran_5_vs_5 | smax:zerg_5_vs_5 | alem:SCENARIO")] = "smax:protoss_5_vs_5",
+    steps: Annotated[str | None, typer.Option(help="total env steps, e.g. 3M or 500k (default: the config's)")] = None,
+    out: Annotated[Path, typer.Option(help="training folder: checkpoint/, metrics.jsonl, eval.json")] = Path("demos/run"),
+    config: Annotated[Path | None, typer.Option(help="YAML MappoConfig (keys of compass.marl.config)")] = None,
+    seed: Annotated[int | None, typer.Option()] = None,
+    num_envs: Annotated[int | None, typer.Option(min=1)] = None,
+    resume: Annotated[bool, typer.Option(help="--no-resume: start over even if OUT has a checkpoint")] = True,
+) -> None:
+    """Train MAPPO (recurrent shared actor, centralised critic) and checkpoint it to OUT/checkpoint."""
+    from compass.marl.config import MappoConfig, load_config
+
+    try:
+        cfg = load_config(config) if config else MappoConfig()
+        update = {"env": env}
+        if steps is not None:
+            update["total_steps"] = parse_steps(steps)
+        if seed is not None:
+            update["seed"] = seed
+        if num_envs is not None:
+            update["num_envs"] = num_envs
+        cfg = MappoConfig(**{**cfg.model_dump(), **update})
+    except ValueError as e:
+        _fail(str(e).splitlines()[0] if "validation error" not in str(e) else str(e).replace("\n", " "))
+    import jax
+
+    from compass.marl.checkpoint import CheckpointError
+    from compass.marl.train import device_description, train
+
+    err.print(
+        f"training MAPPO on [bold]{cfg.env}[/] for {cfg.num_updates * cfg.steps_per_update:,} steps "
+        f"({cfg.num_updates} updates of {cfg.num_envs}x{cfg.num_steps}) on JAX device "
+        f"[bold]{device_description()}[/] (backend {jax.default_backend()})"
+    )
+    with Progress(
+        TextColumn("[bold]{task.fields[env]}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("updates  {task.fields[sps]} steps/s  win {task.fields[win]}  return {task.fields[ret]}"),
+        TimeElapsedColumn(),
+        console=err,
+    ) as bar:
+        task = bar.add_task("", total=cfg.num_updates, env=cfg.env, sps="-", win="-", ret="-")
+
+        def on_update(row: dict) -> None:
+            bar.update(
+                task,
+                completed=row["update"],
+                sps=f"{row['steps_per_s']:,.0f}",
+                win="-" if row["win_rate"] is None else f"{row['win_rate']:.2f}",
+                ret="-" if row["return"] is None else f"{row['return']:.2f}",
+            )
+
+        try:
+            summary = train(cfg, out, on_update=on_update, resume=resume)
+        except (CheckpointError, ValueError) as e:
+            _fail(str(e))
+    ev = summary.get("greedy_eval")
+    if ev:
+        lo, hi = ev["win_rate_ci95"]
+        console.print(
+            f"greedy win rate {ev['win_rate']:.2f} [{lo:.2f}, {hi:.2f}] on {ev['episodes']} held-out seeds"
+        )
+    console.print(f"{summary['steps']:,} steps in {summary['train_seconds']:.0f} s; checkpoint in {out / 'checkpoint'}")
+
+
+@demos_app.command("record")
+def record_cmd(
+    policy: Annotated[str, typer.Option(help="a MAPPO checkpoint folder, 'library' or 'heuristic'")],
+    env: Annotated[str, typer.Option(help="KIND:SCENARIO, e.g. smax:protoss_5_vs_5")] = "smax:protoss_5_vs_5",
+    episodes: Annotated[int, typer.Option(min=1)] = 3,
+    seed: int = 0,
+    out: Annotated[Path, typer.Option(help="folder for ep_SEED.mp4 + ep_SEED.jsonl")] = Path("demos/episodes"),
+    max_steps: Annotated[int | None, typer.Option(min=1)] = None,
+    epo: bool = False,
+    library: Annotated[Path | None, typer.Option(help="skill library root for --policy library")] = None,
+) -> None:
+    """Record episodes of a policy: a followable MP4 and a trajectory JSONL per episode."""
+    from compass.core.family import UnknownFamilyError
+    from compass.marl.checkpoint import CheckpointError
+
+    if policy not in ("library", "heuristic") and not Path(policy).exists():
+        _fail(f"--policy {policy!r} is neither 'library', 'heuristic' nor an existing checkpoint folder")
+    from compass.demos.record import record_episodes
+
+    with Progress(
+        TextColumn("[bold]recording"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("steps"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("", total=None)
+
+        def on_episode(row: dict) -> None:
+            color = {"win": "green", "loss": "red"}.get(row["outcome"], "yellow")
+            console.print(
+                f"seed {row['seed']}: [{color}]{row['outcome']}[/] in {row['steps']} steps -> "
+                f"{out / row.get('video', '')}, {out / row.get('trajectory', '')}"
+            )
+
+        try:
+            record_episodes(
+                env,
+                policy,
+                episodes,
+                seed,
+                out,
+                max_steps=max_steps,
+                epo=epo,
+                library=library,
+                on_step=lambda: bar.advance(task),
+                on_episode=on_episode,
+            )
+        except (CheckpointError, UnknownFamilyError, ValueError, FileNotFoundError) as e:
+            _fail(str(e))
+
+
+@demos_app.command("replay")
+def replay_cmd(trajectory: Path) -> None:
+    """Re-play a recorded trajectory's actions from its seed and check it reaches the same outcome."""
+    from compass.demos.record import replay_trajectory
+
+    try:
+        r = replay_trajectory(trajectory)
+    except (ValueError, KeyError) as e:
+        _fail(str(e))
+    verdict = "[green]same[/]" if r["match"] else "[red]different[/]"
+    console.print(
+        f"recorded {r['recorded_outcome']} in {r['recorded_steps']} steps, replayed "
+        f"{r['replayed_outcome']} in {r['replayed_steps']} steps: {verdict}"
+    )
+    if not r["match"]:
+        raise typer.Exit(1)

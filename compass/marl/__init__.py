@@ -1,0 +1,1 @@
+"""MAPPO in JAX: recurrent shared actor, centralised critic, GAE, clipped PPO (``compass demos train``)."""
