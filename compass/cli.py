@@ -17,10 +17,11 @@ from rich.table import Column, Table
 from compass.cli_errors import ErrorReportingGroup, set_debug
 from compass.cli_errors import state as cli_state
 from compass.config import DEFAULT_ENV, RunConfig
+from compass.demos.cli import demos_app, skills_bootstrap
 from compass.eval.cli import register as register_eval
 from compass.library_cli import register as register_library_commands
 from compass.viewer.cli import view_command
-from compass.demos.cli import demos_app
+from compass.demos.cli import demos_app, skills_bootstrap
 
 app = typer.Typer(
     cls=ErrorReportingGroup,
@@ -32,6 +33,7 @@ skills_app = typer.Typer(no_args_is_help=True, help="Inspect and check the skill
 app.add_typer(skills_app, name="skills")
 register_eval(app)  # compass eval, compass runs (compass/eval/cli.py)
 app.add_typer(demos_app, name="demos")
+skills_app.command("bootstrap")(skills_bootstrap)
 console = Console()
 err = Console(stderr=True, soft_wrap=True)
 

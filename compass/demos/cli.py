@@ -34,10 +34,18 @@ def parse_steps(text: str) -> int:
 
 @demos_app.command("train")
 def train_cmd(
-    env: Annotated[str, typer.Option(help="smax:protoss_5_vs_5 | smax:terran_5_vs_5 | smax:zerg_5_vs_5 | alem:SCENARIO")] = "smax:protoss_5_vs_5",
-    steps: Annotated[str | None, typer.Option(help="total env steps, e.g. 3M or 500k (default: the config's)")] = None,
-    out: Annotated[Path, typer.Option(help="training folder: checkpoint/, metrics.jsonl, eval.json")] = Path("demos/run"),
-    config: Annotated[Path | None, typer.Option(help="YAML MappoConfig (keys of compass.marl.config)")] = None,
+    env: Annotated[
+        str, typer.Option(help="smax:protoss_5_vs_5 | smax:terran_5_vs_5 | smax:zerg_5_vs_5 | alem:SCENARIO")
+    ] = "smax:protoss_5_vs_5",
+    steps: Annotated[
+        str | None, typer.Option(help="total env steps, e.g. 3M or 500k (default: the config's)")
+    ] = None,
+    out: Annotated[Path, typer.Option(help="training folder: checkpoint/, metrics.jsonl, eval.json")] = Path(
+        "demos/run"
+    ),
+    config: Annotated[
+        Path | None, typer.Option(help="YAML MappoConfig (keys of compass.marl.config)")
+    ] = None,
     seed: Annotated[int | None, typer.Option()] = None,
     num_envs: Annotated[int | None, typer.Option(min=1)] = None,
     resume: Annotated[bool, typer.Option(help="--no-resume: start over even if OUT has a checkpoint")] = True,
@@ -96,7 +104,9 @@ def train_cmd(
         console.print(
             f"greedy win rate {ev['win_rate']:.2f} [{lo:.2f}, {hi:.2f}] on {ev['episodes']} held-out seeds"
         )
-    console.print(f"{summary['steps']:,} steps in {summary['train_seconds']:.0f} s; checkpoint in {out / 'checkpoint'}")
+    console.print(
+        f"{summary['steps']:,} steps in {summary['train_seconds']:.0f} s; checkpoint in {out / 'checkpoint'}"
+    )
 
 
 @demos_app.command("record")
@@ -105,7 +115,9 @@ def record_cmd(
     env: Annotated[str, typer.Option(help="KIND:SCENARIO, e.g. smax:protoss_5_vs_5")] = "smax:protoss_5_vs_5",
     episodes: Annotated[int, typer.Option(min=1)] = 3,
     seed: int = 0,
-    out: Annotated[Path, typer.Option(help="folder for ep_SEED.mp4 + ep_SEED.jsonl")] = Path("demos/episodes"),
+    out: Annotated[Path, typer.Option(help="folder for ep_SEED.mp4 + ep_SEED.jsonl")] = Path(
+        "demos/episodes"
+    ),
     max_steps: Annotated[int | None, typer.Option(min=1)] = None,
     epo: bool = False,
     library: Annotated[Path | None, typer.Option(help="skill library root for --policy library")] = None,
@@ -169,3 +181,73 @@ def replay_cmd(trajectory: Path) -> None:
     )
     if not r["match"]:
         raise typer.Exit(1)
+
+
+def skills_bootstrap(
+    demos: Annotated[
+        Path, typer.Option(help="folder of recorded episodes (ep_*.jsonl + ep_*.mp4) or one file")
+    ],
+    library: Annotated[Path, typer.Option(help="output library root (created from the seed skills if new)")],
+    vlm: Annotated[str | None, typer.Option(help="openai:MODEL[@URL], anthropic:MODEL[@URL], ...")] = None,
+    offline: Annotated[
+        bool, typer.Option(help="no VLM: fit the seed skills' parameters to the demos")
+    ] = False,
+    family: Annotated[str | None, typer.Option(help="game family, for videos without trajectories")] = None,
+    max_frames: Annotated[int, typer.Option(min=1)] = 6,
+    max_tactics: Annotated[int, typer.Option(min=1)] = 4,
+    eval_episodes: Annotated[
+        int, typer.Option(min=1, help="episodes per candidate and for the current best")
+    ] = 4,
+    eval_max_steps: Annotated[int | None, typer.Option(min=1)] = None,
+) -> None:
+    """Bootstrap skills from demonstrations: with a VLM (--vlm) or by fitting parameters (--offline)."""
+    if offline == (vlm is not None):
+        _fail("give exactly one of --vlm SPEC and --offline")
+    from compass.skills.bootstrap import DemoError, bootstrap_offline, run_bootstrap_vlm
+    from compass.vlm.errors import VLMError
+
+    try:
+        if offline:
+            report = bootstrap_offline(demos, library, family)
+            console.print(f"measured {report['trajectories']} trajectories of {report['env']}:")
+            for k, v in report["measures"].items():
+                if not k.endswith("_samples"):
+                    console.print(f"  {k}: {v}")
+            for name, params in report["changes"].items():
+                changes = ", ".join(f"{p} {c['from']} -> {c['to']}" for p, c in params.items())
+                console.print(f"[green]fitted[/] {name}: {escape(changes)}")
+            if not report["changes"]:
+                console.print("[yellow]no parameter had enough samples to fit; library unchanged[/]")
+            console.print(f"library: {report['library']}")
+            return
+        with Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=err,
+        ) as bar:
+            tasks: dict[str, object] = {}
+
+            def progress(stage: str, done: int, total: int) -> None:
+                if stage not in tasks:
+                    tasks[stage] = bar.add_task(stage, total=total)
+                bar.update(tasks[stage], completed=done, total=total)
+
+            report = run_bootstrap_vlm(
+                demos,
+                vlm,
+                library,
+                family_name=family,
+                max_frames=max_frames,
+                max_tactics=max_tactics,
+                eval_episodes=eval_episodes,
+                eval_max_steps=eval_max_steps,
+                progress=progress,
+            )
+    except (DemoError, VLMError, FileNotFoundError) as e:
+        _fail(str(e))
+    for c in report["candidates"]:
+        color = "green" if c["status"] == "added" else "red"
+        console.print(f"[{color}]{c['status']}[/] {c['name']} {escape(c['reason'])}")
+    console.print(f"{len(report['added'])} skill(s) added to {report['library']}")

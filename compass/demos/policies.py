@@ -52,7 +52,9 @@ class MappoPolicy:
             )
         self._h, native = self._act(self.params, self._h, obs, avail)
         native = np.asarray(native)
-        return [from_smax(int(a)) if v.alive else 0 for a, v in zip(native, views, strict=True)], [None] * len(views)
+        return [from_smax(int(a)) if v.alive else 0 for a, v in zip(native, views, strict=True)], [
+            None
+        ] * len(views)
 
 
 class HeuristicPolicy:
@@ -99,7 +101,9 @@ class HeuristicPolicy:
         self._key, k = jax.random.split(self._key)
         native, self._state = self._fn(k, self._state, state)
         native = np.asarray(native)
-        return [from_smax(int(a)) if v.alive else 0 for a, v in zip(native, views, strict=True)], [None] * len(views)
+        return [from_smax(int(a)) if v.alive else 0 for a, v in zip(native, views, strict=True)], [
+            None
+        ] * len(views)
 
 
 def library_checksum(lib: Any) -> str:

@@ -190,7 +190,13 @@ def record_episodes(
         s = seed + ep
         views = env.reset(s)
         pol.reset(env, s)
-        rec = EpisodeRecorder(env, out, f"ep_{s:04d}", _header(env, env_spec, s, ep, pol.label, pol.checksum, epo), policy_label=pol.label)
+        rec = EpisodeRecorder(
+            env,
+            out,
+            f"ep_{s:04d}",
+            _header(env, env_spec, s, ep, pol.label, pol.checksum, epo),
+            policy_label=pol.label,
+        )
         try:
             outcome = "timeout"
             for t in range(env.max_steps):
@@ -261,7 +267,13 @@ def _record_library(env_spec, episodes, seed, out, max_steps, epo, library, on_s
     rows: list[dict] = []
 
     def recorder(episode: int, s: int):
-        return EpisodeRecorder(env, out, f"ep_{s:04d}", _header(env, env_spec, s, episode, label, checksum, epo), policy_label=label)
+        return EpisodeRecorder(
+            env,
+            out,
+            f"ep_{s:04d}",
+            _header(env, env_spec, s, episode, label, checksum, epo),
+            policy_label=label,
+        )
 
     runner = EpisodeRunner(env, LibraryPlanner(lib), cfg, _NullWriter(), comm=comm, recorder=recorder)
 

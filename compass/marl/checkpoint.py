@@ -106,7 +106,9 @@ def load_actor(path: str | Path, env_spec: str | None = None) -> tuple[Any, dict
     try:
         params = serialization.from_bytes(template, data)
     except (ValueError, KeyError) as e:
-        raise CheckpointError(f"{path / 'actor.msgpack'}: does not fit the network in meta.json ({e})") from None
+        raise CheckpointError(
+            f"{path / 'actor.msgpack'}: does not fit the network in meta.json ({e})"
+        ) from None
     return params, meta
 
 

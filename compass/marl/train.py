@@ -134,9 +134,7 @@ class Trainer:
         carry, (traj, stats) = jax.lax.scan(env_step, carry, None, cfg.num_steps)
         es, obs, done, h_last, ep_ret, key = carry
         last_value = self.critic.apply(params["critic"], self._critic_in(obs))
-        adv, targets = gae(
-            traj["reward"], traj["value"], traj["done"], last_value, cfg.gamma, cfg.gae_lambda
-        )
+        adv, targets = gae(traj["reward"], traj["value"], traj["done"], last_value, cfg.gamma, cfg.gae_lambda)
 
         def loss_fn(p, mb):
             _, logits = self.actor.apply(p["actor"], mb["h0"], mb["obs"], mb["done_in"], mb["avail"])

@@ -43,8 +43,8 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
 def _text(d: ImageDraw.ImageDraw, xy, s: str, fill=TEXT, size: int = 12, box=(0, 0, W, H)) -> None:
     """Draw ``s`` at ``xy`` moved inside ``box`` so it is never clipped."""
     f = _font(size)
-    l, t, r, b = d.textbbox((0, 0), s, font=f)
-    x = min(max(xy[0], box[0] + 1), box[2] - (r - l) - 1)
+    left, t, r, b = d.textbbox((0, 0), s, font=f)
+    x = min(max(xy[0], box[0] + 1), box[2] - (r - left) - 1)
     y = min(max(xy[1], box[1] + 1), box[3] - (b - t) - 3)
     d.text((x, y), s, fill=fill, font=f)
 
@@ -143,7 +143,14 @@ def render_video_frame(
     y += 18
     for u in range(na, n):
         hp = f"{snap.health[u] * 100:3.0f}%" if snap.alive[u] else "dead"
-        _text(d, (x0, y), f"E{u - na} {snap.type_name(u):<9} {hp}", fill=TEXT if snap.alive[u] else DEAD, size=11, box=box)
+        _text(
+            d,
+            (x0, y),
+            f"E{u - na} {snap.type_name(u):<9} {hp}",
+            fill=TEXT if snap.alive[u] else DEAD,
+            size=11,
+            box=box,
+        )
         y += 14
     # legend, bottom of the panel
     y = H - 5 * 15 - 8
@@ -174,8 +181,13 @@ def render_video_frame(
         img.paste(overlay, (ox, oy + MAP_PX // 2 - 28), overlay)
         d = ImageDraw.Draw(img)
         f = _font(20)
-        l, t, r, b = d.textbbox((0, 0), text, font=f)
-        d.text((ox + (MAP_PX - (r - l)) / 2, oy + MAP_PX // 2 - (b - t) / 2 - 4), text, fill=(255, 255, 255), font=f)
+        left, t, r, b = d.textbbox((0, 0), text, font=f)
+        d.text(
+            (ox + (MAP_PX - (r - left)) / 2, oy + MAP_PX // 2 - (b - t) / 2 - 4),
+            text,
+            fill=(255, 255, 255),
+            font=f,
+        )
     return np.asarray(img)
 
 

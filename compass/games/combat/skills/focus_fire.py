@@ -3,12 +3,14 @@
 # created: 2026-11-22
 # model: -
 # subtask: focus fire
+# params: type_priority
 def focus_fire(obs: str) -> int:
     """Focus fire: attack the enemy in range that allies already target, else the weakest in range.
 
     Concentrating damage kills enemies one by one and removes their damage quickly. If nothing is
     in range, move towards the weakest known enemy (weakest: lowest health times max health).
     """
+    type_priority = {}  # enemy type -> bonus rank among targets in range (higher: shot first)
     obs_data = parse_obs(obs)
     valid = obs_data.available_actions
     if 0 in valid:
@@ -25,7 +27,7 @@ def focus_fire(obs: str) -> int:
 
     in_range = [e for e in obs_data.enemies if e.can_attack and (e.id + 6) in valid]
     if in_range:
-        best = max(in_range, key=lambda e: (focus.get(e.id, 0), -effective_health(e), -e.distance))
+        best = max(in_range, key=lambda e: (focus.get(e.id, 0), type_priority.get(e.unit_type.lower(), 0), -effective_health(e), -e.distance))
         return attack(best.id)
     # Relayed reports of units inside my own sight that I no longer see are units that died.
     known = [e for e in obs_data.enemies if e.visible or e.distance >= 0.95 or (e.id + 6) in valid]

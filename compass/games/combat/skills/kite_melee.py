@@ -3,6 +3,7 @@
 # created: 2026-11-22
 # model: -
 # subtask: kite melee units
+# params: kite_distance
 def kite_melee(obs: str) -> int:
     """Kite melee enemies (zealots, zerglings): shoot when the weapon is ready, step back at max range while it cools down.
 
@@ -11,6 +12,7 @@ def kite_melee(obs: str) -> int:
     the next step is never skipped; the step back avoids the map edge and prefers the direction
     away from the closest melee enemies.
     """
+    kite_distance = 4.5  # world units: a melee enemy closer than this makes me step back while reloading
     obs_data = parse_obs(obs)
     valid = obs_data.available_actions
     if 0 in valid:
@@ -21,7 +23,7 @@ def kite_melee(obs: str) -> int:
     seconds_left = obs_data.own_weapon_cooldown * reload_time.get(obs_data.own_unit_type.lower(), 1.0)
     melee = [e for e in obs_data.enemies if e.visible and e.unit_type in ("zealot", "zergling", "baneling")]
     # a melee unit (range ~2) covers ~1.6 more per step: closer than this it can hit me next step
-    close = [e for e in melee if e.distance * sight < 4.5]
+    close = [e for e in melee if e.distance * sight < kite_distance]
     if close and seconds_left > 0.5:
         width, height = obs_data.map_size
         own_x, own_y = obs_data.own_position[0] * width, obs_data.own_position[1] * height

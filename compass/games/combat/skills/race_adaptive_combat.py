@@ -3,6 +3,7 @@
 # created: 2026-11-22
 # model: -
 # subtask: defeat all enemy units
+# params: focus_bonus, group_radius, hurt_health, backstep_cooldown
 def race_adaptive_combat(obs: str) -> int:
     """Defeat all enemy units with coordinated focus fire, kiting and grouping, for every race.
 

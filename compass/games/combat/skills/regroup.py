@@ -3,12 +3,14 @@
 # created: 2026-11-22
 # model: -
 # subtask: regroup with allies
+# params: group_radius
 def regroup(obs: str) -> int:
     """Regroup: move to the centre of visible allies so the team fights together; attack only enemies already in range.
 
     The centre includes the unit itself, so every member heads for the same point and the group
     converges instead of chasing each other.
     """
+    group_radius = 2.0  # world units from the team centre beyond which the unit moves back in
     obs_data = parse_obs(obs)
     valid = obs_data.available_actions
     if 0 in valid:
@@ -19,7 +21,7 @@ def regroup(obs: str) -> int:
         n = len(allies) + 1
         cx = sum(a.position[0] for a in allies) / n
         cy = sum(a.position[1] for a in allies) / n
-        if (cx * cx + cy * cy) ** 0.5 * obs_data.own_sight_range > 2.0:
+        if (cx * cx + cy * cy) ** 0.5 * obs_data.own_sight_range > group_radius:
             # the move that gets closest to the centre (one step is about two world units)
             step = 2.0 / obs_data.own_sight_range
             options = [((cx - ux * step) ** 2 + (cy - uy * step) ** 2, a)

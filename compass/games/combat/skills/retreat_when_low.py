@@ -3,14 +3,16 @@
 # created: 2026-11-22
 # model: -
 # subtask: retreat when low health
+# params: retreat_health
 def retreat_when_low(obs: str) -> int:
     """Retreat when health is low: a unit below 30% health backs away from enemies towards its allies, otherwise attacks the weakest enemy in range."""
+    retreat_health = 0.3  # fraction of max health below which the unit backs away
     obs_data = parse_obs(obs)
     valid = obs_data.available_actions
     if 0 in valid:
         return 0
     enemies = [e for e in obs_data.enemies if e.visible]
-    if obs_data.own_health < 0.3 and enemies:
+    if obs_data.own_health < retreat_health and enemies:
         cx = sum(e.position[0] for e in enemies) / len(enemies)
         cy = sum(e.position[1] for e in enemies) / len(enemies)
         if obs_data.allies:
