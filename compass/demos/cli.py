@@ -251,3 +251,38 @@ def skills_bootstrap(
         color = "green" if c["status"] == "added" else "red"
         console.print(f"[{color}]{c['status']}[/] {c['name']} {escape(c['reason'])}")
     console.print(f"{len(report['added'])} skill(s) added to {report['library']}")
+
+
+@demos_app.command("evaluate")
+def evaluate_cmd(
+    checkpoint: Annotated[Path, typer.Argument(help="a checkpoint folder (OUT/checkpoint)")],
+    episodes: Annotated[int, typer.Option(min=1, help="greedy episodes on held-out seeds")] = 100,
+) -> None:
+    """Greedy win rate of a checkpoint on held-out seeds (in the trainer's env); updates OUT/eval.json."""
+    from compass.marl.checkpoint import CheckpointError, load_actor, read_meta
+    from compass.marl.config import load_config
+    from compass.marl.train import Trainer, device_description
+    from compass.util.atomic import atomic_write_json
+
+    try:
+        meta = read_meta(checkpoint)
+        params, _ = load_actor(checkpoint)
+        cfg = load_config(checkpoint / "config.yaml")
+    except (CheckpointError, ValueError) as e:
+        _fail(str(e))
+    ev = Trainer.build(cfg).evaluate(params, episodes)
+    lo, hi = ev["win_rate_ci95"]
+    console.print(
+        f"{meta['env']} after {meta['steps']:,} steps: greedy win rate {ev['win_rate']:.2f} [{lo:.2f}, {hi:.2f}] "
+        f"on {episodes} held-out seeds, mean return {ev['mean_return']:.2f}"
+    )
+    summary = {
+        "env": meta["env"],
+        "steps": meta["steps"],
+        "updates": meta["updates"],
+        "train_seconds": meta["train_seconds"],
+        "device": device_description(),
+        "seed": meta["seed"],
+        "greedy_eval": ev,
+    }
+    atomic_write_json(checkpoint.parent / "eval.json", summary)

@@ -292,6 +292,13 @@ class AlemEnv:
             self._c.tileset = load_tileset(16)
         return render_map(self._np, self._c.tileset)
 
+    def render_video_frame(self, info: Any) -> np.ndarray:
+        """Followable frame for videos: labelled map, HUD per agent, ego views (:mod:`.video`)."""
+        from compass.games.alem.video import render_video_frame
+
+        egos = [self._frame(int(self._np.timestep), i) for i in range(len(self._np.player_position))]
+        return render_video_frame(self._np, self.render_global(), egos, info, f"alem:{self.scenario}")
+
     # ---------------------------------------------------------------- extras
     @property
     def state(self) -> Any:

@@ -1,0 +1,254 @@
+"""Demonstrations benchmark: trainer throughput, learning curves, and win rates on held-out seeds.
+
+1. Trainer env steps/s vs the raw vmapped SMAX step with random legal actions (the limit), both
+   with the shipped config's 64 envs x 128 steps, measured side by side in this run.
+2. Learning curves per race from the shipped trainings (``demos/<scenario>/metrics.jsonl``) -> PNG.
+3. Win rates with Wilson 95 % CIs on the same held-out seeds per race, played through the compass
+   adapter: MAPPO greedy (the shipped checkpoint), the seed library, the library after offline
+   bootstrapping (fitted on ``demos/<scenario>/episodes``), and after VLM bootstrapping against
+   the scripted local server of ``tests/fakes`` (a scripted model, not a real one: it adapts the
+   prompt's example skill, so this measures the pipeline, not a model's tactics).
+
+Writes ``benchmarks/results/demos.json`` and ``benchmarks/results/demos_learning_curves.png``.
+
+    python benchmarks/bench_demos.py                       # full (see benchmarks/README.md)
+    python benchmarks/bench_demos.py --seeds 5 --races protoss --parts winrates
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from compass.eval.stats import wilson_interval  # noqa: E402
+from compass.util.atomic import atomic_write_json  # noqa: E402
+
+RACES = ("protoss", "terran", "zerg")
+EVAL_SEED = 20_000  # held out: not used by recording (0..) nor by bootstrap evaluation (10_000..)
+
+
+def throughput(reps: int) -> dict:
+    import jax
+    import jax.numpy as jnp
+
+    from compass.marl.config import load_config
+    from compass.marl.train import Trainer, device_description
+    from compass.util.jax_cache import enable_jax_cache
+
+    enable_jax_cache()
+    cfg = load_config(ROOT / "demos" / "mappo.yaml")
+    cfg = cfg.model_copy(update={"env": "smax:protoss_5_vs_5"})
+    tr = Trainer.build(cfg)
+    env = tr.env
+
+    @jax.jit
+    def raw(key):
+        def body(carry, k):
+            es, obs = carry
+            k1, k2 = jax.random.split(k)
+            logits = jnp.where(obs.avail, 0.0, -1e10)
+            a = jax.random.categorical(k1, logits)
+            obs, es, *_ = jax.vmap(env.step)(jax.random.split(k2, cfg.num_envs), es, a)
+            return (es, obs), None
+
+        obs, es0 = jax.vmap(env.reset)(jax.random.split(key, cfg.num_envs))
+        (es, _), _ = jax.lax.scan(body, (es0, obs), jax.random.split(key, cfg.num_steps))
+        return es.t.sum()
+
+    st = tr.init(jax.random.PRNGKey(0))
+    jax.block_until_ready(raw(jax.random.PRNGKey(1)))
+    st, _ = tr.update(st)  # compile
+    raw_t, upd_t = [], []
+    for r in range(reps):  # alternate, so both see the same machine load
+        t = time.perf_counter()
+        jax.block_until_ready(raw(jax.random.PRNGKey(r + 2)))
+        raw_t.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        st, m = tr.update(st)
+        jax.block_until_ready(m["loss"])
+        upd_t.append(time.perf_counter() - t)
+    n = cfg.num_envs * cfg.num_steps
+    raw_sps, upd_sps = n / min(raw_t), n / min(upd_t)
+    return {
+        "device": device_description(),
+        "num_envs": cfg.num_envs,
+        "num_steps": cfg.num_steps,
+        "reps": reps,
+        "raw_env_steps_per_s": round(raw_sps, 1),
+        "trainer_steps_per_s": round(upd_sps, 1),
+        "trainer_over_raw": round(upd_sps / raw_sps, 3),
+        "jaxmarl_reference": "not run: JaxMARL's baselines are not in the jaxmarl wheel (DESIGN.md: ~2,100-2,300 steps/s measured alone)",
+    }
+
+
+def curves(races) -> dict:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    out = {}
+    for race in races:
+        path = ROOT / "demos" / f"{race}_5_vs_5" / "metrics.jsonl"
+        if not path.exists():
+            continue
+        rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+        steps = [r["steps"] for r in rows]
+        win = [r["win_rate"] or 0.0 for r in rows]
+        ret = [r["return"] or 0.0 for r in rows]
+        axes[0].plot(steps, win, label=race)
+        axes[1].plot(steps, ret, label=race)
+        out[race] = {"steps": steps[-1], "final_train_win_rate": win[-1], "final_train_return": ret[-1]}
+    axes[0].set(xlabel="env steps", ylabel="training win rate (sampled actions)")
+    axes[1].set(xlabel="env steps", ylabel="episode return")
+    for a in axes:
+        a.legend()
+        a.grid(alpha=0.3)
+    fig.tight_layout()
+    png = ROOT / "benchmarks" / "results" / "demos_learning_curves.png"
+    png.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(png, dpi=110)
+    return {"png": str(png.relative_to(ROOT)), "races": out}
+
+
+def _ci(wins: int, n: int) -> dict:
+    lo, hi = wilson_interval(wins, n)
+    return {"wins": wins, "episodes": n, "win_rate": round(wins / n, 3), "ci95": [round(lo, 3), round(hi, 3)]}
+
+
+def play_mappo(spec: str, ckpt: Path, seeds: list[int]) -> dict:
+    from compass.core.family import make_env
+    from compass.demos.policies import MappoPolicy
+
+    env = make_env(spec)
+    pol = MappoPolicy(ckpt, spec)
+    wins = 0
+    for s in seeds:
+        views = env.reset(s)
+        pol.reset(env, s)
+        for _ in range(env.max_steps):
+            actions, _ = pol.act(env, views)
+            res = env.step(actions)
+            views = res.views
+            if res.done:
+                wins += res.outcome == "win"
+                break
+    return _ci(wins, len(seeds))
+
+
+def play_library(spec: str, library: Path | None, seeds: list[int]) -> dict:
+    from compass.config import RunConfig
+    from compass.core.family import make_env
+    from compass.demos.record import _NullWriter
+    from compass.planner.base import LibraryPlanner
+    from compass.runner import EpisodeRunner
+    from compass.session import make_comm
+    from compass.skills.library import SkillLibrary
+
+    lib = SkillLibrary(library, "combat")
+    cfg = RunConfig(env=spec, library=library)
+    env = make_env(spec)
+    comm = make_comm(cfg)
+    planner = LibraryPlanner(lib)
+    runner = EpisodeRunner(env, planner, cfg, _NullWriter(), comm=comm)
+    wins = 0
+    used: dict[str, int] = {}
+
+    async def go():
+        nonlocal wins
+        for s in seeds:
+            comm.reset(s)
+            r = await runner.run_episode(0, s)
+            wins += r.outcome == "win"
+            for k, v in r.skills_used.items():
+                used[k] = used.get(k, 0) + v
+
+    asyncio.run(go())
+    return {**_ci(wins, len(seeds)), "skills_used": used}
+
+
+def winrates(races, n_seeds: int) -> dict:
+    from compass.skills.bootstrap import bootstrap_offline, run_bootstrap_vlm
+    from tests.demos.test_bootstrap import _scripted
+    from tests.fakes.fake_vlm_server import FakeVLMServer
+
+    seeds = list(range(EVAL_SEED, EVAL_SEED + n_seeds))
+    out = {"seeds": f"{seeds[0]}..{seeds[-1]}", "n": n_seeds}
+    for race in races:
+        spec = f"smax:{race}_5_vs_5"
+        demo = ROOT / "demos" / f"{race}_5_vs_5"
+        row: dict = {}
+        t = time.perf_counter()
+        if (demo / "checkpoint" / "meta.json").exists():
+            row["mappo_greedy"] = play_mappo(spec, demo / "checkpoint", seeds)
+        row["seed_library"] = play_library(spec, None, seeds)
+        with tempfile.TemporaryDirectory() as tmp:
+            off = Path(tmp) / "offline"
+            rep = bootstrap_offline(demo / "episodes", off)
+            row["offline_fit"] = rep["changes"]
+            row["library_offline_bootstrap"] = play_library(spec, off, seeds)
+            vlm_lib = Path(tmp) / "vlm"
+            import shutil
+
+            shutil.copytree(off, vlm_lib)
+            with FakeVLMServer(responder=_scripted) as server:
+                rep = run_bootstrap_vlm(
+                    demo / "episodes",
+                    server.spec("openai", "scripted"),
+                    vlm_lib,
+                    eval_episodes=2,
+                    eval_max_steps=100,
+                )
+            row["vlm_bootstrap"] = {
+                "added": rep["added"],
+                "candidates": [(c["name"], c["status"]) for c in rep["candidates"]],
+            }
+            row["library_vlm_bootstrap_scripted"] = play_library(spec, vlm_lib, seeds)
+        row["seconds"] = round(time.perf_counter() - t, 1)
+        out[race] = row
+        print(
+            race,
+            json.dumps({k: v.get("win_rate") if isinstance(v, dict) else v for k, v in row.items()}),
+            flush=True,
+        )
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seeds", type=int, default=30)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--races", default=",".join(RACES))
+    ap.add_argument("--parts", default="throughput,curves,winrates")
+    args = ap.parse_args()
+    races = [r for r in args.races.split(",") if r]
+    parts = set(args.parts.split(","))
+    results: dict = {"command": " ".join(["python", "benchmarks/bench_demos.py", *sys.argv[1:]])}
+    t0 = time.perf_counter()
+    if "throughput" in parts:
+        results["throughput"] = throughput(args.reps)
+        print("throughput", json.dumps(results["throughput"]), flush=True)
+    if "curves" in parts:
+        results["learning_curves"] = curves(races)
+    if "winrates" in parts:
+        results["win_rates"] = winrates(races, args.seeds)
+    results["seconds"] = round(time.perf_counter() - t0, 1)
+    path = ROOT / "benchmarks" / "results" / "demos.json"
+    atomic_write_json(path, results)
+    print(f"wrote {path.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    np.set_printoptions(precision=3)
+    main()
