@@ -21,7 +21,6 @@ from compass.demos.cli import demos_app, skills_bootstrap
 from compass.eval.cli import register as register_eval
 from compass.library_cli import register as register_library_commands
 from compass.viewer.cli import view_command
-from compass.demos.cli import demos_app, skills_bootstrap
 
 app = typer.Typer(
     cls=ErrorReportingGroup,

@@ -196,8 +196,8 @@ class Trainer:
 
     # --- greedy evaluation ------------------------------------------------------------------
 
-    @partial(jax.jit, static_argnums=(0, 3))
-    def _evaluate(self, actor_params, keys, n_steps: int):
+    @partial(jax.jit, static_argnums=(0, 3, 4))
+    def _evaluate(self, actor_params, keys, n_steps: int, uniform: bool = False):
         env, cfg = self.env, self.cfg
         n = keys.shape[0]
         a = env.n_agents
@@ -208,7 +208,11 @@ class Trainer:
             x = obs.obs.reshape(1, n * a, -1)
             av = obs.avail.reshape(1, n * a, -1)
             h, logits = self.actor.apply(actor_params, h, x, jnp.zeros((1, n * a), bool), av)
-            action = jnp.argmax(logits[0], -1).reshape(n, a)
+            k_act, k = jax.random.split(k)
+            if uniform:  # the random baseline: a legal action uniformly at random
+                action = jax.random.categorical(k_act, jnp.where(av[0], 0.0, -1e10)).reshape(n, a)
+            else:
+                action = jnp.argmax(logits[0], -1).reshape(n, a)
             obs, es, reward, done, w, t = jax.vmap(env.step)(jax.random.split(k, n), es, action)
             live = ~finished
             ret = ret + jnp.where(live, reward[:, 0], 0.0)
@@ -229,13 +233,17 @@ class Trainer:
         (_, _, _, finished, won, ret, length), _ = jax.lax.scan(step, carry, ks)
         return finished, won, ret, length
 
-    def evaluate(self, actor_params, episodes: int, seed_offset: int = EVAL_SEED_OFFSET) -> dict[str, Any]:
-        """Greedy (argmax) episodes on held-out seeds ``seed_offset + i``; win rate with a 95% CI."""
+    def evaluate(
+        self, actor_params, episodes: int, seed_offset: int = EVAL_SEED_OFFSET, uniform: bool = False
+    ) -> dict[str, Any]:
+        """Greedy (argmax) episodes on held-out seeds ``seed_offset + i``; win rate with a 95% CI.
+
+        ``uniform=True`` plays uniformly random legal actions instead (the baseline to beat)."""
         from compass.eval.stats import wilson_interval
 
         keys = jnp.stack([jax.random.PRNGKey(seed_offset + i) for i in range(episodes)])
         finished, won, ret, length = jax.device_get(
-            self._evaluate(actor_params, keys, self.cfg.max_episode_steps)
+            self._evaluate(actor_params, keys, self.cfg.max_episode_steps, uniform)
         )
         wins = int(won.sum())
         lo, hi = wilson_interval(wins, episodes)

@@ -178,12 +178,12 @@ def render_video_frame(
             "timeout": "TIMEOUT: time limit reached",
         }.get(info.outcome, info.outcome.upper())
         overlay = Image.new("RGBA", (MAP_PX, 56), (*BANNER.get(info.outcome, (90, 90, 90)), 215))
-        img.paste(overlay, (ox, oy + MAP_PX // 2 - 28), overlay)
+        img.paste(overlay, (ox, oy + 6), overlay)
         d = ImageDraw.Draw(img)
         f = _font(20)
         left, t, r, b = d.textbbox((0, 0), text, font=f)
         d.text(
-            (ox + (MAP_PX - (r - left)) / 2, oy + MAP_PX // 2 - (b - t) / 2 - 4),
+            (ox + (MAP_PX - (r - left)) / 2, oy + 6 + (56 - (b - t)) / 2 - 4),
             text,
             fill=(255, 255, 255),
             font=f,
