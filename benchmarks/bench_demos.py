@@ -231,6 +231,7 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--races", default=",".join(RACES))
     ap.add_argument("--parts", default="throughput,curves,winrates")
+    ap.add_argument("--out", default="benchmarks/results/demos.json")
     args = ap.parse_args()
     races = [r for r in args.races.split(",") if r]
     parts = set(args.parts.split(","))
@@ -244,7 +245,7 @@ def main() -> None:
     if "winrates" in parts:
         results["win_rates"] = winrates(races, args.seeds)
     results["seconds"] = round(time.perf_counter() - t0, 1)
-    path = ROOT / "benchmarks" / "results" / "demos.json"
+    path = ROOT / args.out
     atomic_write_json(path, results)
     print(f"wrote {path.relative_to(ROOT)}")
 

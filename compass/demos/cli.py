@@ -17,7 +17,8 @@ err = Console(stderr=True)
 
 
 def _fail(message: str, code: int = 2) -> None:
-    err.print(f"[bold red]error:[/] {escape(message)}")
+    # A fresh console: the stream of this moment (progress displays swap sys.stderr while they run).
+    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}")
     raise typer.Exit(code)
 
 
@@ -94,10 +95,13 @@ def train_cmd(
                 ret="-" if row["return"] is None else f"{row['return']:.2f}",
             )
 
+        failure = None
         try:
             summary = train(cfg, out, on_update=on_update, resume=resume)
         except (CheckpointError, ValueError) as e:
-            _fail(str(e))
+            failure = str(e)  # reported after the progress display has closed
+    if failure:
+        _fail(failure)
     ev = summary.get("greedy_eval")
     if ev:
         lo, hi = ev["win_rate_ci95"]
@@ -148,6 +152,7 @@ def record_cmd(
                 f"{out / row.get('video', '')}, {out / row.get('trajectory', '')}"
             )
 
+        failure = None
         try:
             record_episodes(
                 env,
@@ -162,7 +167,9 @@ def record_cmd(
                 on_episode=on_episode,
             )
         except (CheckpointError, UnknownFamilyError, ValueError, FileNotFoundError) as e:
-            _fail(str(e))
+            failure = str(e)  # reported after the progress display has closed
+    if failure:
+        _fail(failure)
 
 
 @demos_app.command("replay")

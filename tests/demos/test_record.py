@@ -70,26 +70,35 @@ def test_mappo_checkpoint_records_and_replays(tmp_path):
 
 
 def test_checkpoint_of_another_env_is_refused_in_one_line(tmp_path):
+    import os
+    import subprocess
+    import sys
+
     ckpt = SHIPPED / "protoss_5_vs_5" / "checkpoint"
-    res = CliRunner().invoke(
-        app,
+    # a real process: JAX's imports swap sys.stderr, which hides it from CliRunner's capture
+    res = subprocess.run(
         [
+            sys.executable,
+            "-m",
+            "compass.cli",
             "demos",
             "record",
             "--policy",
             str(ckpt),
             "--env",
             "smax:zerg_5_vs_5",
-            "--episodes",
-            "1",
-            "--out",
-            str(tmp_path / "o"),
-        ],
+        ]
+        + ["--episodes", "1", "--out", str(tmp_path / "o")],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(SHIPPED.parent), "COLUMNS": "60"},
+        timeout=600,
     )
-    assert res.exit_code == 2
-    assert "trained on smax:protoss_5_vs_5, not smax:zerg_5_vs_5" in res.output
-    assert "Traceback" not in res.output
-    assert not any((tmp_path / "o").glob("*.mp4")) if (tmp_path / "o").exists() else True
+    assert res.returncode == 2
+    errors = [line for line in res.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "trained on smax:protoss_5_vs_5, not smax:zerg_5_vs_5" in errors[0]
+    assert "Traceback" not in res.stderr
+    assert not list(tmp_path.rglob("*.mp4")) and not list(tmp_path.rglob("*.jsonl"))
 
 
 @pytest.mark.parametrize(
