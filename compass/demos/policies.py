@@ -75,13 +75,13 @@ class HeuristicPolicy:
             get_heuristic_policy_initial_state,
         )
 
-        jenv, _ = env.jax_env_state()
+        smax = env.native_env
         if self._fn is None:
-            policy = create_heuristic_policy(jenv._env, 0, shoot=True, attack_mode="closest")
-            agents = jenv.agents
+            policy = create_heuristic_policy(smax, 0, shoot=True, attack_mode="closest")
+            agents = [f"ally_{i}" for i in range(env.n_agents)]
 
             def act(key, pstate, state):
-                obs = jenv._env.get_obs_unit_list(state.state)
+                obs = smax.get_obs_unit_list(state.state)
                 obs = jnp.stack([obs[a] for a in agents])
                 return jax.vmap(policy)(jax.random.split(key, len(agents)), pstate, obs)
 
@@ -97,9 +97,8 @@ class HeuristicPolicy:
 
         from compass.games.combat.smax import from_smax
 
-        _, state = env.jax_env_state()
         self._key, k = jax.random.split(self._key)
-        native, self._state = self._fn(k, self._state, state)
+        native, self._state = self._fn(k, self._state, env.native_state)
         native = np.asarray(native)
         return [from_smax(int(a)) if v.alive else 0 for a, v in zip(native, views, strict=True)], [
             None

@@ -593,17 +593,18 @@ async def bootstrap_vlm(
     }
 
 
-class _FixedPlanner:
-    """Every agent runs one skill (evaluating a skill on its own)."""
+def _fixed_planner(library: SkillLibrary, name: str):
+    from compass.planner.base import LibraryPlanner
 
-    def __init__(self, library: SkillLibrary, name: str) -> None:
-        self.library = library
-        self.name = name
+    class FixedPlanner(LibraryPlanner):
+        """Every agent runs one skill (evaluating a skill on its own)."""
 
-    async def decide(self, ctx):
-        from compass.planner.base import Decision
+        async def decide(self, ctx):
+            from compass.planner.base import Decision
 
-        return Decision(self.name, f"evaluate {self.name}")
+            return Decision(name, f"evaluate {name}")
+
+    return FixedPlanner(library)
 
 
 async def evaluate_skill(
@@ -628,7 +629,7 @@ async def evaluate_skill(
         cfg = RunConfig(env=env_spec, max_steps=max_steps)
         env = make_env(env_spec, max_steps=max_steps)
         comm = make_comm(cfg)
-        runner = EpisodeRunner(env, _FixedPlanner(one, skill.name), cfg, _NullWriter(), comm=comm)
+        runner = EpisodeRunner(env, _fixed_planner(one, skill.name), cfg, _NullWriter(), comm=comm)
         wins, rets = 0, []
         for s in seeds:
             comm.reset(s)

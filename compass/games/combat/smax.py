@@ -464,10 +464,6 @@ class SmaxEnv:
 
         return step_events(self._prev_snap, self.snap)
 
-    def jax_env_state(self) -> tuple[object, object]:
-        """The jitted ``HeuristicEnemySMAX`` and its current state (policies that act natively)."""
-        return self._c.env, self._state
-
     def native_observation(self) -> tuple[np.ndarray, np.ndarray]:
         """SMAX's own per-ally observation vectors and legal native actions (MAPPO policies)."""
         import jax
