@@ -50,6 +50,20 @@ def _text(d, xy, s, fill=TEXT, size=12, box=None) -> None:
     d.text(xy, s, fill=fill, font=f)
 
 
+def _label(d, xy, s: str, fill, box, placed: list) -> None:
+    """Text on a dark plate (readable over any tile), kept inside ``box``, below labels it would overlap."""
+    f = _font(11)
+    left, t, r, b = d.textbbox((0, 0), s, font=f)
+    x = min(max(xy[0], box[0] + 1), box[2] - (r - left) - 3)
+    y = min(max(xy[1], box[1] + 1), box[3] - (b - t) - 5)
+    w, h = r - left + 4, b - t + 5
+    while any(x < px + pw and px < x + w and y < py + ph and py < y + h for px, py, pw, ph in placed):
+        y += h
+    placed.append((x - 2, y - 1, w, h))
+    d.rectangle([x - 2, y - 1, x + (r - left) + 2, y + (b - t) + 4], fill=(15, 15, 15))
+    d.text((x, y), s, fill=fill, font=f)
+
+
 def render_video_frame(
     s, map_rgb: np.ndarray, egos: list[np.ndarray], info: FrameInfo, scenario: str = ""
 ) -> np.ndarray:
@@ -71,6 +85,7 @@ def render_video_frame(
     d = ImageDraw.Draw(img)
     map_box = (8, TOP, 8 + mw, TOP + mh)
     n = len(s.player_position)
+    placed: list = []
     for i in range(n):
         r, c = (int(v) for v in np.asarray(s.player_position)[i])
         x, y = 8 + c * 8, TOP + r * 8
@@ -78,7 +93,7 @@ def render_video_frame(
         alive = bool(s.player_alive[i])
         label = f"A{i} {role_of(i)}" + ("" if alive else " (dead)")
         d.rectangle([x - 1, y - 1, x + 9, y + 9], outline=col if alive else (120, 120, 120), width=2)
-        _text(d, (x + 11, y - 3), label, fill=col if alive else (150, 150, 150), size=11, box=map_box)
+        _label(d, (x + 11, y - 3), label, col if alive else (150, 150, 150), map_box, placed)
     level = int(s.player_level)
     _text(d, (8, 6), f"{scenario}   step {info.step}   level {level}", size=15)
     x0 = mw + 20
@@ -115,7 +130,7 @@ def render_video_frame(
             "timeout": "TIME LIMIT reached",
         }.get(info.outcome, info.outcome.upper())
         overlay = Image.new("RGBA", (mw, 50), (*BANNER.get(info.outcome, (90, 90, 90)), 215))
-        img.paste(overlay, (8, TOP + mh // 2 - 25), overlay)
+        img.paste(overlay, (8, TOP + 4), overlay)
         d = ImageDraw.Draw(img)
-        _text(d, (20, TOP + mh // 2 - 12), text, fill=(255, 255, 255), size=18, box=map_box)
+        _text(d, (20, TOP + 17), text, fill=(255, 255, 255), size=18, box=map_box)
     return np.asarray(img)
