@@ -9,7 +9,8 @@
    the scripted local server of ``tests/fakes`` (a scripted model, not a real one: it adapts the
    prompt's example skill, so this measures the pipeline, not a model's tactics).
 
-Writes ``benchmarks/results/demos.json`` and ``benchmarks/results/demos_learning_curves.png``.
+Writes ``benchmarks/results/<--name>.json`` (``benchmarks/_results.py``) and
+``benchmarks/results/demos_learning_curves.png``.
 
     python benchmarks/bench_demos.py                       # full (see benchmarks/README.md)
     python benchmarks/bench_demos.py --seeds 5 --races protoss --parts winrates
@@ -31,7 +32,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from compass.eval.stats import wilson_interval  # noqa: E402
-from compass.util.atomic import atomic_write_json  # noqa: E402
 
 RACES = ("protoss", "terran", "zerg")
 EVAL_SEED = 20_000  # held out: not used by recording (0..) nor by bootstrap evaluation (10_000..)
@@ -231,11 +231,11 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--races", default=",".join(RACES))
     ap.add_argument("--parts", default="throughput,curves,winrates")
-    ap.add_argument("--out", default="benchmarks/results/demos.json")
+    ap.add_argument("--name", default="bench_demos", help="results file stem under benchmarks/results/")
     args = ap.parse_args()
     races = [r for r in args.races.split(",") if r]
     parts = set(args.parts.split(","))
-    results: dict = {"command": " ".join(["python", "benchmarks/bench_demos.py", *sys.argv[1:]])}
+    results: dict = {}
     t0 = time.perf_counter()
     if "throughput" in parts:
         results["throughput"] = throughput(args.reps)
@@ -245,9 +245,14 @@ def main() -> None:
     if "winrates" in parts:
         results["win_rates"] = winrates(races, args.seeds)
     results["seconds"] = round(time.perf_counter() - t0, 1)
-    path = ROOT / args.out
-    atomic_write_json(path, results)
-    print(f"wrote {path.relative_to(ROOT)}")
+    from benchmarks._results import write_results
+
+    seeds = f"{EVAL_SEED}..{EVAL_SEED + args.seeds - 1}" if "winrates" in parts else None
+    notes = (
+        "CPU, 2 cores shared with other jobs; VLM bootstrap against the scripted server of tests/fakes "
+        "(not a real model); MAPPO checkpoints are the shipped demos/<scenario>/checkpoint"
+    )
+    write_results(args.name, results, seeds=seeds, notes=notes)
 
 
 if __name__ == "__main__":
