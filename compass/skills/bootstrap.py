@@ -593,20 +593,6 @@ async def bootstrap_vlm(
     }
 
 
-def _fixed_planner(library: SkillLibrary, name: str):
-    from compass.planner.base import LibraryPlanner
-
-    class FixedPlanner(LibraryPlanner):
-        """Every agent runs one skill (evaluating a skill on its own)."""
-
-        async def decide(self, ctx):
-            from compass.planner.base import Decision
-
-            return Decision(name, f"evaluate {name}")
-
-    return FixedPlanner(library)
-
-
 async def evaluate_skill(
     lib: SkillLibrary, skill: Skill, env_spec: str, seeds: list[int], max_steps: int | None = None
 ) -> dict[str, Any]:
@@ -616,6 +602,7 @@ async def evaluate_skill(
     from compass.config import RunConfig
     from compass.core.family import make_env
     from compass.demos.record import _NullWriter
+    from compass.planner.base import LibraryPlanner
     from compass.runner import EpisodeRunner
     from compass.session import make_comm
 
@@ -629,7 +616,7 @@ async def evaluate_skill(
         cfg = RunConfig(env=env_spec, max_steps=max_steps)
         env = make_env(env_spec, max_steps=max_steps)
         comm = make_comm(cfg)
-        runner = EpisodeRunner(env, _fixed_planner(one, skill.name), cfg, _NullWriter(), comm=comm)
+        runner = EpisodeRunner(env, LibraryPlanner(one, skill.name), cfg, _NullWriter(), comm=comm)
         wins, rets = 0, []
         for s in seeds:
             comm.reset(s)

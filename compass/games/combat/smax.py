@@ -452,6 +452,7 @@ class SmaxEnv:
             return {v: k for k, v in _SMAX_MOVE.items()}.get(action, STOP)
         k = action - _SMAX_ATTACK_OFFSET
         return ATTACK_OFFSET + (k if team == 0 else self.n_agents - 1 - k)
+
     def render_video_frame(self, info) -> np.ndarray:
         """Followable frame for videos (:mod:`compass.games.combat.video`)."""
         from compass.games.combat.video import render_video_frame
