@@ -6,7 +6,8 @@
 3. Win rates with Wilson 95 % CIs on the same held-out seeds per race, played through the compass
    adapter: MAPPO greedy (the shipped checkpoint), the seed library, the library after offline
    bootstrapping (fitted on ``demos/<scenario>/episodes``), and after VLM bootstrapping against
-   the scripted local server of ``tests/fakes`` (a scripted model, not a real one: it adapts the
+   the scripted local server of ``tests/fakes``; plus every agent running the named skill
+   ``race_adaptive_combat`` before and after the offline fit (a scripted model, not a real one: it adapts the
    prompt's example skill, so this measures the pipeline, not a model's tactics).
 
 Writes ``benchmarks/results/<--name>.json`` (``benchmarks/_results.py``) and
@@ -34,7 +35,8 @@ sys.path.insert(0, str(ROOT))
 from compass.eval.stats import wilson_interval  # noqa: E402
 
 RACES = ("protoss", "terran", "zerg")
-EVAL_SEED = 20_000  # held out: not used by recording (0..) nor by bootstrap evaluation (10_000..)
+EVAL_SEED = 20_000
+NAMED = "race_adaptive_combat"  # the seed skill whose parameters the offline fit changes most  # held out: not used by recording (0..) nor by bootstrap evaluation (10_000..)
 
 
 def throughput(reps: int) -> dict:
@@ -147,7 +149,7 @@ def play_mappo(spec: str, ckpt: Path, seeds: list[int]) -> dict:
     return _ci(wins, len(seeds))
 
 
-def play_library(spec: str, library: Path | None, seeds: list[int]) -> dict:
+def play_library(spec: str, library: Path | None, seeds: list[int], skill: str | None = None) -> dict:
     from compass.config import RunConfig
     from compass.core.family import make_env
     from compass.demos.record import _NullWriter
@@ -160,7 +162,7 @@ def play_library(spec: str, library: Path | None, seeds: list[int]) -> dict:
     cfg = RunConfig(env=spec, library=library)
     env = make_env(spec)
     comm = make_comm(cfg)
-    planner = LibraryPlanner(lib)
+    planner = LibraryPlanner(lib, skill)  # skill=None: retrieval from the task
     runner = EpisodeRunner(env, planner, cfg, _NullWriter(), comm=comm)
     wins = 0
     used: dict[str, int] = {}
@@ -193,11 +195,13 @@ def winrates(races, n_seeds: int) -> dict:
         if (demo / "checkpoint" / "meta.json").exists():
             row["mappo_greedy"] = play_mappo(spec, demo / "checkpoint", seeds)
         row["seed_library"] = play_library(spec, None, seeds)
+        row["seed_named_race_adaptive_combat"] = play_library(spec, None, seeds, NAMED)
         with tempfile.TemporaryDirectory() as tmp:
             off = Path(tmp) / "offline"
             rep = bootstrap_offline(demo / "episodes", off)
             row["offline_fit"] = rep["changes"]
             row["library_offline_bootstrap"] = play_library(spec, off, seeds)
+            row["offline_named_race_adaptive_combat"] = play_library(spec, off, seeds, NAMED)
             vlm_lib = Path(tmp) / "vlm"
             import shutil
 
