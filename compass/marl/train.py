@@ -93,7 +93,9 @@ class Trainer:
         world = jnp.broadcast_to(obs.world[:, None, :], (e, a, obs.world.shape[-1]))
         return jnp.concatenate([world, obs.obs], -1).reshape(e * a, -1)
 
-    @partial(jax.jit, static_argnums=0, donate_argnums=1)
+    # No buffer donation: with jax 0.4.38 on CPU an update loaded from the persistent compilation
+    # cache segfaults when its input is donated (reproduced here); the copy costs a few MB.
+    @partial(jax.jit, static_argnums=0)
     def update(self, st: dict[str, Any]):
         """Collect ``num_steps`` x ``num_envs`` steps, then ``update_epochs`` of minibatch PPO."""
         cfg, env = self.cfg, self.env
