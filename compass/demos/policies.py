@@ -21,37 +21,21 @@ class MappoPolicy:
     """A trained MAPPO actor, greedy (argmax over legal actions), GRU state kept per episode."""
 
     def __init__(self, checkpoint: str | Path, env_spec: str) -> None:
-        import jax
+        from compass.marl.policy import load_policy
 
-        from compass.marl.checkpoint import load_actor
-        from compass.marl.networks import Actor
-
-        self.params, self.meta = load_actor(checkpoint, env_spec)
+        self.policy = load_policy(checkpoint, env_spec)
+        self.meta = self.policy.meta
         self.label = f"MAPPO ({self.meta['steps']:,} steps)"
         self.checksum = f"sha256:{self.meta['actor_sha256']}"
-        actor = Actor(self.meta["n_actions"], self.meta["hidden"])
-
-        def act(params, h, obs, avail):
-            h, logits = actor.apply(params, h, obs[None], np.zeros((1, obs.shape[0]), bool), avail[None])
-            return h, logits[0].argmax(-1)
-
-        self._act = jax.jit(act)
-        self._h = None
 
     def reset(self, env: Any, seed: int) -> None:
-        self._h = np.zeros((self.meta["n_agents"], self.meta["hidden"]), np.float32)
+        self.policy.reset(self.meta["n_agents"])
 
     def act(self, env: Any, views: list[AgentView]) -> tuple[list[int], list[str | None]]:
         from compass.games.combat.smax import from_smax
 
         obs, avail = env.native_observation()
-        if obs.shape[-1] != self.meta["obs_dim"] or avail.shape[-1] != self.meta["n_actions"]:
-            raise ValueError(
-                f"checkpoint expects obs {self.meta['obs_dim']} / {self.meta['n_actions']} actions, "
-                f"the env gives {obs.shape[-1]} / {avail.shape[-1]}"
-            )
-        self._h, native = self._act(self.params, self._h, obs, avail)
-        native = np.asarray(native)
+        native = self.policy.act(obs, avail)
         return [from_smax(int(a)) if v.alive else 0 for a, v in zip(native, views, strict=True)], [
             None
         ] * len(views)

@@ -139,3 +139,39 @@ def test_team_spec_parsing():
         parse_team("compass, 3 random")
     with pytest.raises(ValueError, match="skill needs a skill name"):
         parse_team("skill")
+
+
+REAL_CKPT = Path(__file__).resolve().parents[2] / "demos" / "protoss_5_vs_5" / "checkpoint"
+
+REAL_SPEC = f"""\
+name: real-mappo
+envs: [smax:protoss_5_vs_5]
+seeds: [0, 1]
+max_steps: 30
+configs:
+  - name: mappo
+    team: "0-4 mappo:{REAL_CKPT}"
+  - name: library
+    planner: library
+"""
+
+
+@pytest.mark.slow
+def test_shipped_mappo_checkpoint_drives_a_team(tmp_path):
+    """The real protoss demonstrator (``demos/``) through ``compass.marl.policy.load_policy``."""
+    from compass.marl.policy import load_policy
+
+    policy = load_policy(REAL_CKPT)
+    policy.reset(5)
+    obs = np.zeros((5, policy.meta["obs_dim"]), np.float32)
+    avail = np.zeros((5, policy.meta["n_actions"]), bool)
+    avail[:, 4] = True  # only "stop" is legal: a greedy policy must pick it
+    assert policy.act(obs, avail).tolist() == [4] * 5
+
+    rows = run_eval(prepare(parse_spec(REAL_SPEC, "real.yaml"), tmp_path), 1)
+    by = {(r["config"], r["seed"]): r for r in rows}
+    assert len(by) == 4
+    for seed in (0, 1):
+        mappo = by[("mappo", seed)]
+        assert mappo["decisions"] == 0 and mappo["extra"]["skills_used"] == {}  # no skill ran
+        assert mappo["steps"] > 1 and mappo["outcome"] in {"win", "loss", "timeout"}
