@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
 
+from benchmarks._results import write_results  # noqa: E402
 from compass.eval.driver import prepare, run_eval  # noqa: E402
 from compass.eval.report import write_report  # noqa: E402
 from compass.eval.spec import load_spec, parse_spec  # noqa: E402
@@ -154,11 +155,14 @@ def main() -> None:
     }
     if "throughput" in parts:
         results["throughput"] = bench_throughput(args.seeds)
+    if "throughput" in parts:
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        atomic_write_json(RESULTS / "bench_eval.json", results)
+        print(f"\nwritten {RESULTS / 'bench_eval.json'}")
     if "grid" in parts:
-        results["grid"] = bench_grid(args.grid_seeds, args.workers)
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    atomic_write_json(RESULTS / "bench_eval.json", results)
-    print(f"\nwritten {RESULTS / 'bench_eval.json'}")
+        grid = bench_grid(args.grid_seeds, args.workers)
+        path = write_results("bench_eval_grid", grid, seeds=f"0-{args.grid_seeds - 1}")
+        print(f"written {path}")
 
 
 if __name__ == "__main__":
