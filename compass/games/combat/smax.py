@@ -467,14 +467,8 @@ class SmaxEnv:
 
     def native_observation(self) -> tuple[np.ndarray, np.ndarray]:
         """SMAX's own per-ally observation vectors and legal native actions (MAPPO policies)."""
-        import jax
-
-        env = self._c.env
-        obs, avail = jax.device_get((env.get_obs(self._state), env.get_avail_actions(self._state)))
-        return (
-            np.stack([np.asarray(obs[a]) for a in env.agents]),
-            np.stack([np.asarray(avail[a]) for a in env.agents]).astype(bool),
-        )
+        obs, avail = self.native_obs(0)
+        return obs, avail.astype(bool)
 
     def render_global(self) -> np.ndarray:
         """Whole-map RGB frame of the current step."""
