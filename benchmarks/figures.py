@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS_DIR = ROOT / "benchmarks" / "results"
 
 MARKER = re.compile(
-    r"<!--\s*figure:\s*(?P<file>[\w.\-]+\.json):(?P<path>[\w.\-]+)(?:\s*\*\s*(?P<scale>[0-9.eE+\-]+))?\s*-->"
+    r"<!--\s*figure:\s*(?P<file>[\w.\-]+\.json):(?P<path>[\w.\-=,]+)(?:\s*\*\s*(?P<scale>[0-9.eE+\-]+))?\s*-->"
     r"(?P<gap>[\s*\[(~≈]*)(?P<number>-?\d+(?:\.\d+)?)"
 )
 
