@@ -12,7 +12,6 @@ import contextlib
 import logging
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -343,18 +342,3 @@ class EpisodeRunner:
         self.writer.trace({"kind": "episode_end", **result.as_dict()})
         self.writer.flush()
         return result
-
-
-def new_run_id(cfg: RunConfig) -> str:
-    """A readable, sortable run id: ``<env>-<planner>-s<seed>-<timestamp>``."""
-    env = cfg.env.replace(":", "-")
-    return f"{env}-{cfg.planner}-s{cfg.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
-
-
-def write_video(frames: list[np.ndarray], path: Path, fps: int = 8) -> None:
-    """Encode frames as an MP4 (imageio + ffmpeg)."""
-    import imageio.v2 as imageio
-
-    with imageio.get_writer(path, fps=fps, codec="libx264", quality=7, macro_block_size=1) as w:
-        for f in frames:
-            w.append_data(f)
