@@ -216,6 +216,13 @@ class IsolatedExecutor:
         for attempt in range(2):
             w = self._workers[w_index]
             self._wait_ready(w)
+            if w.proc.poll() is not None:
+                # It died between steps (nothing of ours ran): replace it, blame nobody. A pipe to a
+                # dead process may still accept the message, so the send below would not tell.
+                if attempt:
+                    raise WorkerStartError("skill workers keep dying before they get any work")
+                self._replace(w_index)
+                continue
             new = [
                 (skill.code_hash, skill.name, skill.source, skill.filename, skill.line_offset)
                 for skill in {skill.code_hash: skill for skill, _ in batch}.values()
