@@ -24,29 +24,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
 from benchmarks._results import write_results  # noqa: E402
-from compass.config import RunConfig  # noqa: E402
+from benchmarks.bench_combat import play_library  # noqa: E402
 from compass.core.family import get_family  # noqa: E402
 from compass.eval.stats import wilson_interval  # noqa: E402
-from compass.session import run  # noqa: E402
 
 
 def play(
     scenario: str, epo: bool, comm: str, seeds: int, start: int, library: Path, out: Path, skill: str
 ) -> dict:
-    cfg = RunConfig(
-        env=f"smax:{scenario}",
-        episodes=seeds,
-        seed=start,
-        planner="library",
-        library=library,
-        out=out,
-        run_id=f"{scenario}-{'epo' if epo else 'std'}-{comm}",
-        epo=epo,
-        comm=comm,
-        skill=skill,
-    )
-    summary = run(cfg)
-    episodes = summary["episodes"]
+    episodes = play_library(scenario, seeds, start, library, out, epo=epo, comm=comm, skill=skill)
     return {
         "wins": sum(e["outcome"] == "win" for e in episodes),
         "timeouts": sum(e["outcome"] == "timeout" for e in episodes),

@@ -347,5 +347,7 @@ class IsolatedExecutor:
         try:
             for w in [*self._workers, *([self._spare] if self._spare else [])]:
                 w.proc.kill()
-        except Exception:  # noqa: S110 - best effort; the worker also dies with its pipe
-            pass
+        except (OSError, AttributeError, TypeError):
+            # Half-built executor (no _workers yet), already-gone process, or shutdown teardown:
+            # nothing left to stop; the worker also exits when its pipe closes.
+            return
