@@ -29,6 +29,7 @@ from compass.util.jax_cache import enable_jax_cache
 # SMACv2 index -> SMAX movement index (SMAX: 0 N, 1 E, 2 S, 3 W, 4 stop, 5+j attack).
 _SMAX_MOVE = {MOVE_NORTH: 0, MOVE_EAST: 1, MOVE_SOUTH: 2, MOVE_WEST: 3}
 _SMAX_STOP = 4
+_SMACV2_MOVE = {v: k for k, v in _SMAX_MOVE.items()}  # native move -> SMACv2 index
 _SMAX_ATTACK_OFFSET = 5
 _DIR_VEC = {MOVE_NORTH: (0.0, 1.0), MOVE_SOUTH: (0.0, -1.0), MOVE_EAST: (1.0, 0.0), MOVE_WEST: (-1.0, 0.0)}
 # SMACv2's episode limit for the 5v5 race maps.
@@ -100,9 +101,7 @@ def from_smax(action: int) -> int:
     """SMAX native action -> the SMACv2 index compass skills speak (inverse of the adapter's map)."""
     if action >= _SMAX_ATTACK_OFFSET:
         return ATTACK_OFFSET + action - _SMAX_ATTACK_OFFSET
-    if action == _SMAX_STOP:
-        return STOP
-    return {v: k for k, v in _SMAX_MOVE.items()}[action]
+    return _SMACV2_MOVE.get(action, STOP)
 
 
 @dataclass
@@ -448,10 +447,10 @@ class SmaxEnv:
 
     def native_to_smacv2(self, team: int, action: int) -> int:
         """A native SMAX action of a unit of ``team`` as the SMACv2 index in that team's frame."""
-        if action < _SMAX_ATTACK_OFFSET:
-            return {v: k for k, v in _SMAX_MOVE.items()}.get(action, STOP)
-        k = action - _SMAX_ATTACK_OFFSET
-        return ATTACK_OFFSET + (k if team == 0 else self.n_agents - 1 - k)
+        a = from_smax(action)
+        if team == 1 and a >= ATTACK_OFFSET:  # SMAX's enemies index their targets in reverse
+            return ATTACK_OFFSET + self.n_agents - 1 - (a - ATTACK_OFFSET)
+        return a
 
     def render_video_frame(self, info) -> np.ndarray:
         """Followable frame for videos (:mod:`compass.games.combat.video`)."""
