@@ -33,10 +33,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere without installing
 
+from benchmarks._results import results_path, write_results  # noqa: E402
 from compass.planner import parsing  # noqa: E402
-from compass.util.atomic import atomic_write_json  # noqa: E402
 
-RESULTS = Path(__file__).resolve().parent / "results" / "bench_faults.json"
+RESULTS = results_path("bench_faults")
 SIZES = (10_000, 100_000, 1_000_000)
 
 SHAPES = {
@@ -270,16 +270,14 @@ def main() -> None:
     args = p.parse_args()
     parts = set(args.parts.split(","))
     # A run of some parts keeps the other parts' last results.
-    results: dict = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    results["python"] = sys.version.split()[0]
+    previous = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    results: dict = previous.get("results", {}) if "benchmark" in previous else {}
     if "parse" in parts:
         results["parse"] = bench_parse()
     if "episodes" in parts:
         results["episodes"] = bench_episodes(args.episodes, args.max_steps)
-    atomic_write_json(RESULTS, results)
-    print(
-        f"\nresults written to {RESULTS.relative_to(Path.cwd()) if RESULTS.is_relative_to(Path.cwd()) else RESULTS}"
-    )
+    path = write_results("bench_faults", results, seeds="fault schedules seeded per episode")
+    print(f"\nresults written to {path}")
 
 
 if __name__ == "__main__":

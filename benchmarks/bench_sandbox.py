@@ -28,28 +28,29 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import platform
 import random
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from compass.core.types import AgentView
-from compass.games.combat.skill_api import make_api
-from compass.games.combat.text import view_from_text
-from compass.sandbox import SkillExecutor, compile_skill
-from compass.sandbox.isolated import IsolatedExecutor
-from compass.skills.check import load_observations, observations_path
-from compass.skills.library import SkillLibrary
-from compass.util.atomic import atomic_write_json
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
+
+from benchmarks._results import write_results  # noqa: E402
+from compass.core.types import AgentView  # noqa: E402
+from compass.games.combat.skill_api import make_api  # noqa: E402
+from compass.games.combat.text import view_from_text  # noqa: E402
+from compass.sandbox import SkillExecutor, compile_skill  # noqa: E402
+from compass.sandbox.isolated import IsolatedExecutor  # noqa: E402
+from compass.skills.check import load_observations, observations_path  # noqa: E402
+from compass.skills.library import SkillLibrary  # noqa: E402
 
 API = "compass.games.combat.skill_api"
 SKILL = "race_adaptive_combat"
 C_HANG = "def hang(obs):\n    while True:\n        sorted(range(10**6), key=lambda x: -x)\n"
-RESULTS = Path(__file__).parent / "results" / "bench_sandbox.json"
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -233,7 +234,7 @@ def main() -> None:
     views = [view_from_text(t) for t in load_observations(observations_path("combat"))]
 
     results: dict = {
-        "machine": {"cpus": os.cpu_count(), "load_avg": os.getloadavg(), "python": platform.python_version()},
+        "load_avg_before": os.getloadavg(),
         "args": vars(args),
         "step": {},
     }
@@ -266,10 +267,9 @@ def main() -> None:
             f"{name:12s} hard deadline {m['hard_deadline_s']:.2f} s; replace {m['replace_s'] * 1e3:7.1f} ms; "
             f"whole batch {m['batch_with_hang_s']:.2f} s"
         )
-    results["machine"]["load_avg_after"] = os.getloadavg()
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_json(RESULTS, results)
-    print(f"\nwrote {RESULTS}")
+    results["load_avg_after"] = os.getloadavg()
+    path = write_results("bench_sandbox", results, notes="timings; load averages before/after in the results")
+    print(f"\nwrote {path}")
 
 
 if __name__ == "__main__":
