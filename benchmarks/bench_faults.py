@@ -276,8 +276,7 @@ def main() -> None:
         results["parse"] = bench_parse()
     if "episodes" in parts:
         results["episodes"] = bench_episodes(args.episodes, args.max_steps)
-    path = write_results("bench_faults", results, seeds="fault schedules seeded per episode")
-    print(f"\nresults written to {path}")
+    write_results("bench_faults", results, seeds="fault schedules seeded per episode")
 
 
 if __name__ == "__main__":

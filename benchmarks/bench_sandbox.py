@@ -268,8 +268,7 @@ def main() -> None:
             f"whole batch {m['batch_with_hang_s']:.2f} s"
         )
     results["load_avg_after"] = os.getloadavg()
-    path = write_results("bench_sandbox", results, notes="timings; load averages before/after in the results")
-    print(f"\nwrote {path}")
+    write_results("bench_sandbox", results, notes="timings; load averages before/after in the results")
 
 
 if __name__ == "__main__":
