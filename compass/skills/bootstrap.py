@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import BaseModel, Field
 
 from compass.core.family import GameFamily, family_for_env, get_family
 from compass.sandbox import SkillError, SkillExecutor, compile_skill
@@ -379,6 +380,18 @@ def load_prompt(family: GameFamily, name: str) -> str:
     return path.read_text(encoding="utf-8")
 
 
+class _Tactic(BaseModel):
+    name: str = Field(description="lower_snake_case Python identifier", max_length=48)
+    description: str = Field(description="one or two sentences, implementable per unit", max_length=400)
+    frames: list[int] = Field(description="numbers of the key frames that show it", max_length=8)
+
+
+class TacticsAnswer(BaseModel):
+    """The tactic analysis's answer; its schema constrains models that take one (llama.cpp, ...)."""
+
+    tactics: list[_Tactic] = Field(max_length=8)
+
+
 def parse_tactics(text: str, max_tactics: int) -> list[dict[str, Any]]:
     """Tactics from the analysis answer (the first JSON object in it); bad entries are dropped."""
     m = re.search(r"\{.*\}", text or "", re.S)
@@ -479,7 +492,10 @@ async def bootstrap_vlm(
                 },
                 "tactic_analysis",
             ),
-            images=tuple(images),
+            # A text-only model reads the frame list (each frame's events) without the pictures.
+            images=tuple(images) if client.backend.accepts_images else (),
+            schema=TacticsAnswer.model_json_schema() if client.backend.structured else None,
+            schema_name="tactics",
             tag="bootstrap_analysis",
         )
     )

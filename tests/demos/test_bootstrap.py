@@ -273,3 +273,16 @@ def test_vlm_bootstrap_adds_validated_skills_with_provenance_and_refuses_broken_
     best = SkillLibrary(None, "combat").retrieve(get_family("combat").default_task, k=1)[0].skill.name
     assert f"vs {best} win" in meta["eval"]  # compared with the library's current best
     assert not lib.problems
+
+
+def test_vlm_bootstrap_constrains_the_tactic_analysis_to_its_schema(
+    heuristic_demos, fake_vlm_server, tmp_path
+):
+    """A server that takes schemas gets the tactics schema (small local models then answer valid JSON)."""
+    out, _ = heuristic_demos
+    fake_vlm_server.responder = _scripted
+    spec = fake_vlm_server.spec("openai", "gpt-4o") + "?dialect=vllm"
+    run_bootstrap_vlm(out, spec, tmp_path / "lib", eval_episodes=1, eval_max_steps=15)
+    analysis = next(r for r in fake_vlm_server.requests if "Tactic Analysis Task" in r.text)
+    schema = analysis.body["response_format"]["json_schema"]["schema"]
+    assert "tactics" in schema["properties"]
