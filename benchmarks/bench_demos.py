@@ -39,7 +39,23 @@ EVAL_SEED = 20_000
 NAMED = "race_adaptive_combat"  # the seed skill whose parameters the offline fit changes most  # held out: not used by recording (0..) nor by bootstrap evaluation (10_000..)
 
 
-def throughput(reps: int) -> dict:
+def jaxmarl_reference(
+    script: Path | None, python: str, num_envs: int, num_steps: int, updates: int
+) -> dict | str:
+    """JaxMARL's reference MAPPO timed in a subprocess (``benchmarks/_jaxmarl_ref.py``), or why not."""
+    if script is None:
+        return "not run: pass --jaxmarl-ref PATH/TO/mappo_rnn_smax.py (benchmarks/README.md says how)"
+    import subprocess
+
+    cmd = [python, str(ROOT / "benchmarks" / "_jaxmarl_ref.py"), str(script)]
+    cmd += ["--num-envs", str(num_envs), "--num-steps", str(num_steps), "--updates", str(updates)]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        return f"failed (exit {done.returncode}): {done.stderr.strip().splitlines()[-1:]}"
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def throughput(reps: int, ref_script: Path | None = None, ref_python: str = sys.executable) -> dict:
     import jax
     import jax.numpy as jnp
 
@@ -81,6 +97,7 @@ def throughput(reps: int) -> dict:
         upd_t.append(time.perf_counter() - t)
     n = cfg.num_envs * cfg.num_steps
     raw_sps, upd_sps = n / min(raw_t), n / min(upd_t)
+    ref = jaxmarl_reference(ref_script, ref_python, cfg.num_envs, cfg.num_steps, updates=4 * reps)
     return {
         "device": device_description(),
         "num_envs": cfg.num_envs,
@@ -89,7 +106,8 @@ def throughput(reps: int) -> dict:
         "raw_env_steps_per_s": round(raw_sps, 1),
         "trainer_steps_per_s": round(upd_sps, 1),
         "trainer_over_raw": round(upd_sps / raw_sps, 3),
-        "jaxmarl_reference": "not run: JaxMARL's baselines are not in the jaxmarl wheel (DESIGN.md: ~2,100-2,300 steps/s measured alone)",
+        "jaxmarl_reference": ref,
+        "trainer_over_reference": round(upd_sps / ref["steps_per_s"], 3) if isinstance(ref, dict) else None,
     }
 
 
@@ -236,13 +254,19 @@ def main() -> None:
     ap.add_argument("--races", default=",".join(RACES))
     ap.add_argument("--parts", default="throughput,curves,winrates")
     ap.add_argument("--name", default="bench_demos", help="results file stem under benchmarks/results/")
+    ap.add_argument(
+        "--jaxmarl-ref", type=Path, default=None, help="JaxMARL's baselines/MAPPO/mappo_rnn_smax.py"
+    )
+    ap.add_argument(
+        "--jaxmarl-python", default=sys.executable, help="a Python with hydra-core, wandb and distrax for it"
+    )
     args = ap.parse_args()
     races = [r for r in args.races.split(",") if r]
     parts = set(args.parts.split(","))
     results: dict = {}
     t0 = time.perf_counter()
     if "throughput" in parts:
-        results["throughput"] = throughput(args.reps)
+        results["throughput"] = throughput(args.reps, args.jaxmarl_ref, args.jaxmarl_python)
         print("throughput", json.dumps(results["throughput"]), flush=True)
     if "curves" in parts:
         results["learning_curves"] = curves(races)
