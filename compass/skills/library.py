@@ -220,7 +220,9 @@ class SkillLibrary:
             self._indexed_at = (self._changes, len(self.skills))
         n = len(self._index_names)
         q = self.embedder.embed([query], persist=False)[0]
-        scores = self._matrix[:n] @ q
+        # einsum's own loop, not BLAS: numpy's OpenBLAS splits this matrix-vector product over its
+        # threads and, on a busy machine, waits for them (8 ms for 10,000 x 384 vs 0.6 ms here).
+        scores = np.einsum("ij,j->i", self._matrix[:n], q)
         k = min(k, n)
         top = np.argpartition(-scores, k - 1)[:k] if k < n else np.arange(n)
         # Everything tied with the k-th score is a candidate, then name breaks the tie.

@@ -94,3 +94,21 @@ def test_direct_encoder_matches_sentence_transformers(text):
 
     ref = _model().encode([text], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
     assert np.abs(encode([text]) - ref).max() < 1e-5
+
+
+def test_onnx_query_path_matches_torch(monkeypatch):
+    """Short batches (queries) go through ONNX Runtime; they give torch's vectors."""
+    import compass.skills.embedding as emb
+
+    texts = ["kite zealots", "gather wood and craft a pickaxe near the river", "b" * 2000]
+    assert emb._onnx_session() is not None  # onnxruntime is a dependency: the fast path is in use
+    fast = emb.encode(texts)
+    monkeypatch.setenv("COMPASS_EMBED_BACKEND", "torch")
+    emb._onnx_session.cache_clear()
+    try:
+        assert emb._onnx_session() is None
+        slow = emb.encode(texts)
+    finally:
+        emb._onnx_session.cache_clear()
+    assert fast.dtype == np.float32 and fast.shape == (3, DIM)
+    assert np.abs(fast - slow).max() < 1e-5
