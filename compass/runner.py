@@ -18,7 +18,7 @@ import numpy as np
 
 from compass.config import RunConfig, default_task
 from compass.core.family import get_family
-from compass.core.types import AgentView, MultiAgentEnv
+from compass.core.types import EVENTS, AgentView, MultiAgentEnv
 from compass.planner.base import Decision, DecisionContext, Planner
 from compass.sandbox.runtime import pooled_executor
 from compass.trace import RunWriter
@@ -304,6 +304,8 @@ class EpisodeRunner:
             }
             if step_errors:
                 record["errors"] = step_errors
+            if res.info.get(EVENTS):  # kills and the like, as the family reports them (viewer jump targets)
+                record["events"] = list(res.info[EVENTS])
             self.writer.trace(record)
             if self.on_step is not None:
                 self.on_step(episode, t, res)

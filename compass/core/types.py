@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Generic, Literal, Protocol, TypeVar
+from typing import Any, Generic, Literal, NotRequired, Protocol, TypedDict, TypeVar
 
 import numpy as np
 
@@ -122,9 +122,26 @@ class AgentView(Generic[ObsT]):
         return view
 
 
+class StepEvent(TypedDict):
+    """Something worth finding again in a replay (a kill, say), as a family reports it.
+
+    ``kind`` is a short word (``kill``, ``death``...), ``text`` a line a person reads; ``agent``
+    is the agent it is about (for a kill: the killer), when one of ours is. A family may add
+    JSON-serialisable fields of its own (combat: ``by``, ``target``).
+    """
+
+    kind: str
+    text: str
+    agent: NotRequired[int | None]
+
+
+#: ``StepResult.info[EVENTS]``: the step's :class:`StepEvent` list (the runner traces it with the step).
+EVENTS = "events"
+
+
 @dataclass(frozen=True)
 class StepResult:
-    """The outcome of one joint step."""
+    """The outcome of one joint step; ``info[EVENTS]`` may list the step's :class:`StepEvent` records."""
 
     views: list[AgentView]
     rewards: list[float]

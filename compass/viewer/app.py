@@ -104,7 +104,7 @@ def create_app(runs_dir: Path, library: Path | None = None, token: str | None = 
 
     @app.get("/api/runs/{run_id}/episodes/{episode}")
     def api_episode(run_id: str, episode: int) -> dict[str, Any]:
-        """An episode's length, agents and events (deaths, errors, synthesis, repair, sightings)."""
+        """An episode's length, agents and events (deaths, kills, errors, synthesis, repair, sightings)."""
         try:
             ep = store.episode(run_id, episode)
             end = store.read_at(run_id, [ep.end])[0] if ep.end is not None else None
@@ -365,7 +365,7 @@ def create_app(runs_dir: Path, library: Path | None = None, token: str | None = 
 <button id="prev-decision" title="previous decision (PageUp / p)">⏮ decision</button>
 <button id="next-decision" title="next decision (PageDown / n)">decision ⏭</button>
 <select id="events"><option value="">jump to event…</option>{"".join(f'<option value="{ev["t"]}">t={ev["t"]} {_e(ev["kind"])}: {_e(ev["text"])}</option>' for ev in info["events"][:2000])}</select>
-<span class="hint">keys: ← → step, p/n decision, e next event</span></div>
+<span class="hint">keys: ← → step, p/n decision, e next event, k next kill</span></div>
 <p id="status" class="status"></p>
 <div class="frames"><figure><img id="global" alt="global frame"><figcaption>global (re-simulated)</figcaption></figure>
 <div id="egos" class="egos"></div></div>

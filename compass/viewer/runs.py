@@ -304,6 +304,16 @@ def _build_index(path: Path, size: int, mtime: float) -> TraceIndex:
                         if a and not b:
                             ep.events.append({"t": t, "kind": "death", "agent": i, "text": f"agent {i} died"})
                 alive[ep_no] = now
+                for e in rec.get("events", []):  # what the family reported (kills...), game-agnostic
+                    if isinstance(e, dict) and e.get("kind"):
+                        ep.events.append(
+                            {
+                                "t": t,
+                                "kind": str(e["kind"]),
+                                "agent": e.get("agent"),
+                                "text": str(e.get("text", ""))[:200],
+                            }
+                        )
                 for e in rec.get("errors", []):
                     ep.events.append(
                         {

@@ -41,6 +41,25 @@ def test_steps_come_in_windows_with_decisions_and_prompt_links(viewer_url, recor
     assert r.status_code == 404
 
 
+def test_kills_are_jump_targets_that_account_for_every_dead_enemy(viewer_url):
+    ep = httpx.get(f"{viewer_url}/api/runs/lib-run/episodes/0").json()
+    kills = [e for e in ep["events"] if e["kind"] == "kill"]
+    assert kills, "the library planner's 30 steps of protoss 5v5 (seed 0) see a kill"
+    # Every enemy that died is in the events: killed by someone, or a death with no attacker.
+    enemy_ends = [e for e in kills if " killed enemy " in e["text"]]
+    enemy_ends += [e for e in ep["events"] if e["kind"] == "death" and e["text"].startswith("enemy ")]
+    assert len(enemy_ends) == ep["result"]["dead_enemies"] > 0
+    first = kills[0]
+    step = httpx.get(
+        f"{viewer_url}/api/runs/lib-run/episodes/0/steps", params={"start": first["t"], "count": 1}
+    ).json()["steps"][0]["step"]
+    (recorded,) = [e for e in step["events"] if e["kind"] == "kill"][:1]
+    assert recorded["text"] == first["text"] and recorded["by"] and recorded["target"]
+    if first["agent"] is not None:  # one of ours killed it: that agent's attack order named the target
+        target = int(recorded["target"].split()[1])
+        assert step["actions"][first["agent"]] == 6 + target
+
+
 def test_frames_are_re_simulated_and_match_the_trace(viewer_url):
     r = httpx.get(f"{viewer_url}/api/runs/vlm-run/episodes/0/frame/12/global.png", timeout=300)
     assert r.status_code == 200 and "X-Replay-Diverged-At" not in r.headers

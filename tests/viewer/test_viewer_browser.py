@@ -72,6 +72,18 @@ def test_jump_to_an_event_and_see_the_error_with_its_line(page, viewer_url):
     assert "zigzag table not initialised" in info and "line" in info
 
 
+def test_k_jumps_to_the_next_kill_and_the_step_says_who_killed_whom(page, viewer_url):
+    page.goto(f"{viewer_url}/runs/lib-run/episodes/0")
+    page.wait_for_selector("#timeline .agent-col")
+    kill = page.locator("#events option", has_text="kill").first
+    t = kill.get_attribute("value")
+    assert t and int(t) > 0
+    page.keyboard.press("k")
+    page.wait_for_function(f"document.getElementById('t-label').textContent === '{t}'")
+    page.wait_for_function("document.getElementById('stepinfo').textContent.includes('kill:')")
+    assert " killed " in page.inner_text("#stepinfo .event-kill")
+
+
 def test_search_library_edit_refused_then_saved_then_reverted(page, viewer_url, recorded):
     page.goto(viewer_url + "/library")
     page.fill("#lib-query", "retreat when health is low")

@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from compass.core.types import AgentView, Entity, StepResult
+from compass.core.types import EVENTS, AgentView, Entity, StepResult
+from compass.games.alem.events import kill_events
 from compass.games.alem.extract import affordances_text, entities, extract_obs, level_view, own_unit
 from compass.games.alem.names import ACHIEVEMENTS, N_ACTIONS, N_AGENTS, action_index, action_name
 from compass.games.alem.obs import AlemMemory, ObsData
@@ -250,6 +251,7 @@ class AlemEnv:
             if not 0 <= a < N_ACTIONS:
                 raise ValueError(f"action {a} out of range 0..{N_ACTIONS - 1}")
         prev_mask, prev_ach = self._mask, self._np.achievements
+        prev_killed = np.array(self._np.monsters_killed)
         t = time.perf_counter()
         self._key, sub = jax.random.split(self._key)
         out = self._c.step(sub, self._state, jnp.asarray(acts, dtype=jnp.int32), jnp.int32(self.max_steps))
@@ -279,6 +281,9 @@ class AlemEnv:
         }
         if self._done:
             info["death_cause"] = [int(c) for c in self._np.player_death_cause]
+        events = kill_events(prev_killed, self._np.monsters_killed, new)
+        if events:
+            info[EVENTS] = events
         self.times.steps += 1
         return StepResult(self._views, rewards, self._done, outcome, info)
 

@@ -12,7 +12,8 @@ from functools import cache
 
 import numpy as np
 
-from compass.core.types import AgentView, Entity, OwnUnit, StepResult
+from compass.core.types import EVENTS, AgentView, Entity, OwnUnit, StepResult
+from compass.games.combat.events import kill_events
 from compass.games.combat.scenarios import SMAX_UNIT_TYPES, CombatScenario, get_scenario
 from compass.games.combat.text import (
     ATTACK_OFFSET,
@@ -263,6 +264,9 @@ class SmaxEnv:
             "dead_enemies": int((~s.alive[self.n_agents :]).sum()),
             "battle_won": outcome == "win",
         }
+        events = kill_events(self._prev_snap, s)
+        if events:
+            info[EVENTS] = events
         return StepResult(self.views(), [reward] * self.n_agents, outcome != "running", outcome, info)
 
     # --- actions --------------------------------------------------------------------------------

@@ -81,6 +81,7 @@ const compass = (() => {
       if (!s) return;
       const st = s.step;
       let h = `<div>reward ${esc(st.reward)} · actions ${esc(JSON.stringify(st.actions))}</div><div>skills: ${(st.skills || []).map((k, i) => `${i}:${esc(k ?? "dead")}`).join(" · ")}</div>`;
+      for (const e of st.events || []) h += `<div class="event event-${esc(e.kind)}">${esc(e.kind)}: ${esc(e.text)}</div>`;
       for (const e of st.errors || []) h += `<div class="err">agent ${e.agent} ${esc(e.skill)} [${esc(e.kind)}] ${esc(e.message)}\n${esc(e.traceback || "")}</div>`;
       document.getElementById("stepinfo").innerHTML = h;
     }
@@ -131,6 +132,7 @@ const compass = (() => {
       else if (e.key === "n" || e.key === "PageDown") { const x = nextOf(decisionSteps); if (x != null) go(x); }
       else if (e.key === "p" || e.key === "PageUp") { const x = prevOf(decisionSteps); if (x != null) go(x); }
       else if (e.key === "e") { const x = nextOf(events.map((v) => v.t)); if (x != null) go(x); }
+      else if (e.key === "k") { const x = nextOf(events.filter((v) => v.kind === "kill").map((v) => v.t)); if (x != null) go(x); }
       else if (e.key === "Escape") document.getElementById("prompt").hidden = true;
     });
     document.getElementById("timeline").addEventListener("click", async (e) => {
