@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import json
 import secrets
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -46,9 +47,17 @@ def create_app(runs_dir: Path, library: Path | None = None, token: str | None = 
 
     With ``token`` set, every request must carry it (``?token=`` once, then a cookie).
     """
-    app = FastAPI(title="compass viewer", docs_url="/api/docs", openapi_url="/api/openapi.json")
     store = RunStore(runs_dir)
     replays = ReplayCache(store)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI):
+        yield
+        replays.close()  # threads replaying long episodes ahead stop with the server
+
+    app = FastAPI(
+        title="compass viewer", docs_url="/api/docs", openapi_url="/api/openapi.json", lifespan=lifespan
+    )
     libs = LibraryView(library)
     app.state.store, app.state.replays, app.state.libs = store, replays, libs
 

@@ -7,12 +7,17 @@ same way (its seed, the agents' posted sub-tasks), so an agent's ego frame and m
 what teammates relayed to it. Each replayed step's reward is compared with the recorded one; a
 mismatch marks the replay as diverged (shown in the page) instead of showing wrong frames silently.
 
-Replay runs forward; a request for an earlier step restarts from the episode's start. Rendered
-frames are kept in a small LRU cache.
+Replay runs forward. An env that can checkpoint itself (``checkpoint()``/``restore(cp)``, as
+ALEM's does) is checkpointed every ``CHECKPOINT_EVERY`` steps, together with the communication
+protocol, and a thread lays those checkpoints down ahead of the viewer once an episode is open;
+so any step of a 10,000-step episode is at most ``CHECKPOINT_EVERY`` env steps away. Other envs
+restart from the episode's start for an earlier step (their episodes are short). Rendered frames
+are kept in a small LRU cache.
 """
 
 from __future__ import annotations
 
+import copy
 import io
 import threading
 from collections import OrderedDict
@@ -21,6 +26,10 @@ from typing import Any
 import numpy as np
 
 from compass.viewer.runs import RunStore
+
+#: Env steps between two checkpoints of a replay (ALEM replays ~60 steps/s here: ≤ ~2 s to any step).
+CHECKPOINT_EVERY = 100
+_READ_CHUNK = 200  # trace steps read per window while replaying
 
 
 class ReplayUnavailable(RuntimeError):
@@ -57,13 +66,35 @@ class EpisodeReplay:
         self.comm = CommProtocol(cfg.get("comm", "multihop"), seed=int(cfg.get("seed", 0)))
         self.lock = threading.Lock()
         self.diverged_at: int | None = None
+        self.checkpointable = callable(getattr(self.env, "checkpoint", None)) and callable(
+            getattr(self.env, "restore", None)
+        )
+        self.checkpoints: dict[int, tuple[Any, Any, Any, Any]] = {}
+        self.done = False
         self._restart()
 
     def _restart(self) -> None:
         self.comm.reset(self.seed)
         self.views = self.env.reset(self.seed)
         self.t = 0
+        self.done = False
         self.perceived = self._perceive()
+        self._checkpoint()
+
+    def _checkpoint(self) -> None:
+        if self.checkpointable and self.t % CHECKPOINT_EVERY == 0 and self.t not in self.checkpoints:
+            self.checkpoints[self.t] = (
+                self.env.checkpoint(),
+                copy.deepcopy(self.comm),
+                self.views,
+                self.perceived,
+            )
+
+    def _restore(self, t: int) -> None:
+        env_cp, comm, views, perceived = self.checkpoints[t]
+        self.env.restore(env_cp)
+        self.comm = copy.deepcopy(comm)  # the checkpoint stays reusable
+        self.views, self.perceived, self.t, self.done = views, perceived, t, False
 
     def _perceive(self):
         if self.comm is None:
@@ -79,23 +110,39 @@ class EpisodeReplay:
         """Bring the env to the state agents saw at step ``t`` (before that step's actions)."""
         ep = self.store.episode(self.run_id, self.episode)
         t = max(0, min(t, len(ep.steps)))
-        if t < self.t:
+        best = max((c for c in self.checkpoints if c <= t), default=None)
+        if best is not None and (t < self.t or best > self.t):
+            self._restore(best)
+        elif t < self.t:
             self._restart()
-        while self.t < t:
-            rec = self.store.steps(self.run_id, self.episode, self.t, 1)[0]
-            for d in rec["decisions"]:
-                if d.get("subtask") is not None:
-                    self.comm.post_intent(d["agent"], self.t, d["subtask"], d.get("skill"))
-            step = rec["step"]
-            res = self.env.step(list(step["actions"]))
-            reward = float(np.mean(res.rewards)) if res.rewards else 0.0
-            if self.diverged_at is None and abs(round(reward, 6) - float(step.get("reward", 0))) > 1e-5:
-                self.diverged_at = self.t
-            self.views = res.views
-            self.t += 1
-            if res.done:
-                break
-            self.perceived = self._perceive()
+        while self.t < t and not self.done:
+            for rec in self.store.steps(self.run_id, self.episode, self.t, min(t - self.t, _READ_CHUNK)):
+                for d in rec["decisions"]:
+                    if d.get("subtask") is not None:
+                        self.comm.post_intent(d["agent"], self.t, d["subtask"], d.get("skill"))
+                step = rec["step"]
+                res = self.env.step(list(step["actions"]))
+                reward = float(np.mean(res.rewards)) if res.rewards else 0.0
+                if self.diverged_at is None and abs(round(reward, 6) - float(step.get("reward", 0))) > 1e-5:
+                    self.diverged_at = self.t
+                self.views = res.views
+                self.t += 1
+                if res.done:
+                    self.done = True
+                    break
+                self.perceived = self._perceive()
+                self._checkpoint()
+
+    def lay_checkpoints(self, stop: threading.Event) -> None:
+        """Replay ahead, ``CHECKPOINT_EVERY`` steps at a time under the lock (frame requests go in
+        between), until every checkpoint of the episode exists or ``stop`` is set."""
+        total = len(self.store.episode(self.run_id, self.episode).steps)
+        while not stop.is_set():
+            with self.lock:
+                top = max(self.checkpoints, default=0)
+                if top + CHECKPOINT_EVERY >= total or (self.done and self.t <= top + CHECKPOINT_EVERY):
+                    return
+                self.seek(top + CHECKPOINT_EVERY)
 
     def global_frame(self) -> np.ndarray:
         return self.env.render_global()
@@ -124,6 +171,7 @@ class ReplayCache:
         self._replays: OrderedDict[tuple[str, int], EpisodeReplay] = OrderedDict()
         self._frames: OrderedDict[tuple, bytes] = OrderedDict()
         self._failed: dict[tuple[str, int], str] = {}
+        self._warmers: dict[tuple[str, int], threading.Event] = {}
         self._lock = threading.Lock()
 
     def replay(self, run_id: str, episode: int) -> EpisodeReplay:
@@ -141,10 +189,26 @@ class ReplayCache:
                 self._failed[key] = str(e)
             raise
         with self._lock:
+            if key in self._replays:  # another thread built it meanwhile
+                return self._replays[key]
             self._replays[key] = r
             while len(self._replays) > self.max_replays:
-                self._replays.popitem(last=False)
+                old, _ = self._replays.popitem(last=False)
+                if old in self._warmers:
+                    self._warmers.pop(old).set()
+            if r.checkpointable and len(self.store.episode(run_id, episode).steps) > 2 * CHECKPOINT_EVERY:
+                stop = self._warmers[key] = threading.Event()
+                threading.Thread(
+                    target=r.lay_checkpoints, args=(stop,), daemon=True, name="replay-ahead"
+                ).start()
         return r
+
+    def close(self) -> None:
+        """Stop the threads replaying ahead."""
+        with self._lock:
+            for stop in self._warmers.values():
+                stop.set()
+            self._warmers.clear()
 
     def frame(self, run_id: str, episode: int, t: int, which: str) -> tuple[bytes, dict[str, Any]]:
         """PNG of ``which`` (``global`` or ``agent<i>``) at step ``t``, and replay status."""

@@ -287,6 +287,37 @@ class AlemEnv:
         self.times.steps += 1
         return StepResult(self._views, rewards, self._done, outcome, info)
 
+    def checkpoint(self) -> dict[str, Any]:
+        """The episode's state now, for :meth:`restore` (the viewer seeks long episodes with these).
+
+        JAX and unpacked states are replaced, never changed, by a step: they are shared; the
+        agents' map memories change in place: they are copied.
+        """
+        import copy
+
+        if self._state is None:
+            raise RuntimeError("call reset() before checkpoint()")
+        return {
+            "key": self._key,
+            "state": self._state,
+            "np": self._np,
+            "mask": self._mask,
+            "memories": copy.deepcopy(self._memories),
+            "last_actions": list(self._last_actions),
+            "views": list(self._views),
+            "done": self._done,
+        }
+
+    def restore(self, cp: dict[str, Any]) -> list[AgentView]:
+        """Go back (or forward) to a :meth:`checkpoint` of this env; returns that step's views."""
+        import copy
+
+        self._key, self._state, self._np, self._mask = cp["key"], cp["state"], cp["np"], cp["mask"]
+        self._memories = copy.deepcopy(cp["memories"])  # the checkpoint stays reusable
+        self._last_actions = list(cp["last_actions"])
+        self._views, self._done, self._frames = list(cp["views"]), cp["done"], None
+        return self._views
+
     def render_global(self) -> np.ndarray:
         """RGB picture of the whole current level (numpy renderer, 16 px tiles)."""
         from compass.games.alem.render import load_tileset, render_map
