@@ -1,7 +1,9 @@
 """The skill library at scale, and the viewer on a long run.
 
 Run: ``PYTHONPATH=. python benchmarks/bench_library_scale.py [--skills 10000] [--steps 10000]``
-(``--parts retrieval,viewer`` to run one part). Writes ``benchmarks/results/library_scale.json``.
+(``--parts retrieval,viewer,alem`` picks parts; ``alem`` needs ``--alem-run RUN_DIR``, a long
+``compass run --env alem:...`` run). Writes ``benchmarks/results/library_scale.json``
+(through ``_results.write_results``).
 
 Retrieval (N generated combat skills, distinct descriptions, in a versioned library root):
 
@@ -18,6 +20,12 @@ ALEM-sized decision records; built from the record kinds ``compass run`` writes,
 latency, and in chromium (Playwright) time to first paint of the replay page and per-step
 navigation (ArrowRight until the step's info and timeline are drawn). Frame rendering is timed
 on a real SMAX run (first frame, which includes building the env, and the next steps).
+
+ALEM viewer (a real long ALEM run): the first frames (building the env and compiling ALEM's
+renderer), the time the replay thread takes to lay checkpoints over the whole episode, then
+frames of random steps (a restore plus at most ``CHECKPOINT_EVERY`` replayed steps), of the next
+step and of an agent's ego view, and in chromium first paint and per-step navigation until the
+step, its timeline *and all four frames* are drawn.
 """
 
 from __future__ import annotations
@@ -161,6 +169,41 @@ def bench_retrieval(n: int, cache_dir: Path, queries: int = 60) -> dict:
             cached_t.append(dt)
             cached_cpu.append(ct)
             assert len(hits) == 5
+        # New queries back to back, as a planner's decision round issues them (above, each new
+        # query follows an old-path query, whose torch forward on every core evicts the caches).
+        alone_t, alone_cpu = [], []
+        for q in fresh:
+            dt, ct, _ = cpu_timed(lib.retrieve, q + " (alone)", 5)
+            alone_t.append(dt)
+            alone_cpu.append(ct)
+
+        # Where a new query's time goes, each alternative side by side on the same queries:
+        # the query embedding (ONNX Runtime, one thread, vs torch's eager forward, one thread) and
+        # the 10,000 scores (einsum's loop vs numpy's BLAS matrix-vector product).
+        import torch
+
+        from compass.skills import embedding as E
+
+        session = E._onnx_session()
+        torch_threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        emb_onnx, emb_torch, emb_onnx_cpu, emb_torch_cpu = [], [], [], []
+        for q in fresh:
+            w, c, _ = cpu_timed(E._encode_onnx, session, [q + " x"])
+            emb_onnx.append(w)
+            emb_onnx_cpu.append(c)
+            w, c, _ = cpu_timed(E._encode_torch, [q + " y"])
+            emb_torch.append(w)
+            emb_torch_cpu.append(c)
+        torch.set_num_threads(torch_threads)
+        mat = lib._matrix[: len(lib._index_names)]
+        qv = emb.embed([fresh[0]], persist=False)[0]
+        sc_einsum, sc_blas = [], []
+        for _ in range(queries):
+            sc_einsum.append(timed(np.einsum, "ij,j->i", mat, qv)[0])
+            sc_blas.append(timed(np.matmul, mat, qv)[0])
+        tokens = [len(E._model().tokenizer(q)["input_ids"]) for q in fresh]
+
         # The new path ranks like the old one (same model, same vectors).
         agree = 0
         for q in fresh[:20]:
@@ -213,7 +256,22 @@ def bench_retrieval(n: int, cache_dir: Path, queries: int = 60) -> dict:
                 "old": ms(old_t),
                 "ratio_old_over_new": round(ms(old_t) / ms(new_t), 2),
             },
+            "top5_new_query_back_to_back_ms": {"wall": ms(alone_t), "cpu": ms(alone_cpu)},
             "top5_repeated_query_ms": ms(cached_t),
+            "query_embedding_ms": {
+                "onnx_1_thread": ms(emb_onnx),
+                "torch_1_thread": ms(emb_torch),
+                "ratio_torch_over_onnx": round(ms(emb_torch) / ms(emb_onnx), 2),
+                "onnx_cpu": ms(emb_onnx_cpu),
+                "torch_cpu": ms(emb_torch_cpu),
+                "onnx_min": round(1000 * min(emb_onnx), 2),
+                "query_tokens_median": int(statistics.median(tokens)),
+            },
+            "scores_10k_ms": {
+                "einsum": ms(sc_einsum),
+                "blas_matmul": ms(sc_blas),
+                "ratio_blas_over_einsum": round(ms(sc_blas) / ms(sc_einsum), 1),
+            },
             "cpu_ms_of_this_process": {"top5_new_query": ms(new_cpu), "top5_repeated_query": ms(cached_cpu)},
             "load_average_1min": round(os.getloadavg()[0], 1),
             "top1_agreement_with_old_path": f"{agree}/20",
@@ -410,8 +468,21 @@ def bench_viewer(steps: int, smax_run: Path | None) -> dict:
     return out
 
 
-def browser_timings(url: str, steps: int) -> dict:
+def browser_timings(url: str, steps: int, run: str = "long", frames: bool = False) -> dict:
+    """First paint and per-step navigation in chromium; ``frames``: also wait for every frame."""
     from playwright.sync_api import sync_playwright
+
+    def drawn(t: int) -> str:
+        cond = (
+            f"document.getElementById('t-label').textContent === '{t}' && "
+            "document.getElementById('stepinfo').textContent.includes('reward')"
+        )
+        if frames:  # the global frame and every ego frame of step t loaded
+            cond += (
+                " && [...document.querySelectorAll('#global, .ego img')].every((i) => "
+                f"i.src.includes('/frame/{t}/') && i.complete && i.naturalWidth > 0)"
+            )
+        return cond
 
     res = {}
     with sync_playwright() as p:
@@ -420,25 +491,77 @@ def browser_timings(url: str, steps: int) -> dict:
         page.set_default_timeout(120_000)
         for label, t0 in (("start", 0), ("middle", steps // 2), ("end", steps - 1)):
             t = time.perf_counter()
-            page.goto(f"{url}/runs/long/episodes/0?t={t0}")
+            page.goto(f"{url}/runs/{run}/episodes/0?t={t0}")
             page.wait_for_selector("#timeline .agent-col")
-            page.wait_for_function("document.getElementById('stepinfo').textContent.includes('reward')")
+            page.wait_for_function(drawn(t0))
             res[f"first_paint_ms_{label}"] = round(1000 * (time.perf_counter() - t), 1)
         nav = []
-        page.goto(f"{url}/runs/long/episodes/0?t={steps // 2}")
+        page.goto(f"{url}/runs/{run}/episodes/0?t={steps // 3}")
         page.wait_for_selector("#timeline .agent-col")
+        page.wait_for_function(drawn(steps // 3))
         for k in range(1, 41):
             t = time.perf_counter()
             page.keyboard.press("ArrowRight")
-            page.wait_for_function(
-                f"document.getElementById('t-label').textContent === '{steps // 2 + k}' && "
-                "document.getElementById('stepinfo').textContent.includes('reward')"
-            )
+            page.wait_for_function(drawn(steps // 3 + k))
             nav.append(time.perf_counter() - t)
         res["step_navigation_ms_median"] = round(1000 * statistics.median(nav), 1)
         res["step_navigation_ms_p90"] = round(1000 * sorted(nav)[int(0.9 * len(nav))], 1)
         b.close()
     return res
+
+
+def bench_alem_viewer(run_dir: Path) -> dict:
+    """The viewer on a real, long ALEM run: index, frames through checkpointed replay, browser."""
+    import httpx
+
+    from compass.viewer.app import create_app
+    from compass.viewer.replay import CHECKPOINT_EVERY
+    from compass.viewer.runs import RunStore
+
+    tmp = Path(tempfile.mkdtemp(prefix="compass-alem-viewer-"))
+    out: dict = {"run": run_dir.name, "checkpoint_every": CHECKPOINT_EVERY}
+    try:
+        shutil.copytree(run_dir, tmp / "runs" / "alem")
+        trace = tmp / "runs" / "alem" / "trace.jsonl"
+        out["trace_mb"] = round(trace.stat().st_size / 1e6, 1)
+        out["index_s"] = round(timed(RunStore(tmp / "runs").index, "alem")[0], 3)
+        app = create_app(tmp / "runs")
+        url, server, th = serve(app)
+        try:
+            with httpx.Client(timeout=900) as c:
+                ep = c.get(f"{url}/api/runs/alem/episodes/0").json()
+                steps = out["steps"] = ep["steps"]
+                frame = lambda t, w="global": c.get(f"{url}/api/runs/alem/episodes/0/frame/{t}/{w}.png")  # noqa: E731
+                out["first_global_frame_incl_env_build_s"] = round(timed(frame, 0)[0], 2)
+                out["first_ego_frame_incl_compile_s"] = round(timed(frame, 0, "agent0")[0], 2)
+                # The replay thread now lays checkpoints down; wait until it has passed the end.
+                replay = app.state.replays.replay("alem", 0)
+                t0 = time.perf_counter()
+                while max(replay.checkpoints) + CHECKPOINT_EVERY < steps and time.perf_counter() - t0 < 1800:
+                    time.sleep(0.5)
+                out["checkpoints_laid_s"] = round(time.perf_counter() - t0, 1)
+                out["replay_steps_per_s"] = round(
+                    max(replay.checkpoints) / max(out["checkpoints_laid_s"], 1e-9)
+                )
+                rng = np.random.default_rng(0)
+                seeks = [timed(frame, int(t))[0] for t in rng.integers(0, steps, 20)]
+                nxt = [timed(frame, t)[0] for t in range(steps // 2, steps // 2 + 20)]
+                egos = [timed(frame, t, "agent1")[0] for t in range(steps // 2, steps // 2 + 20)]
+                out["frame_ms"] = {
+                    "random_step_global_median": round(1000 * statistics.median(seeks), 1),
+                    "random_step_global_max": round(1000 * max(seeks), 1),
+                    "next_step_global_median": round(1000 * statistics.median(nxt), 1),
+                    "ego_same_step_median": round(1000 * statistics.median(egos), 1),
+                }
+            if os.path.exists("/usr/bin/chromium"):
+                out["browser"] = browser_timings(url, steps, run="alem", frames=True)
+        finally:
+            app.state.replays.close()
+            server.should_exit = True
+            th.join(timeout=10)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
 
 
 def main() -> None:
@@ -449,26 +572,38 @@ def main() -> None:
     ap.add_argument(
         "--smax-run", type=Path, default=None, help="a run dir of compass run (smax) for frame timings"
     )
+    ap.add_argument(
+        "--alem-run", type=Path, default=None, help="a long ALEM run dir of compass run (--parts alem)"
+    )
     ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "compass" / "bench-embeddings")
     args = ap.parse_args()
     previous = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    result: dict = {
-        "machine": f"{os.cpu_count()} cores, python {sys.version.split()[0]}",
-        "date": time.strftime("%Y-%m-%d %H:%M"),
-    }
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    result: dict = {}
     if "retrieval" in args.parts:
         result["retrieval"] = bench_retrieval(args.skills, args.cache)
         print(json.dumps(result["retrieval"], indent=1), flush=True)
     if "viewer" in args.parts:
         result["viewer"] = bench_viewer(args.steps, args.smax_run)
         print(json.dumps(result["viewer"], indent=1), flush=True)
-    from compass.util.atomic import atomic_write_json
+    if "alem" in args.parts:
+        if args.alem_run is None:
+            ap.error("--parts alem needs --alem-run RUN_DIR (a long compass run --env alem:...)")
+        result["alem_viewer"] = bench_alem_viewer(args.alem_run)
+        print(json.dumps(result["alem_viewer"], indent=1), flush=True)
+    from _results import write_results
 
-    for part in ("retrieval", "viewer"):  # a part not re-run keeps its last figures
+    previous = previous.get("results", previous)
+    for part in ("retrieval", "viewer", "alem_viewer"):  # a part not re-run keeps its last figures
         if part not in result and part in previous:
             result[part] = previous[part]
-    atomic_write_json(RESULTS, result)
-    print(f"written to {RESULTS.relative_to(ROOT)}")
+    result["load_average_1min_end"] = round(os.getloadavg()[0], 1)
+    write_results(
+        "library_scale",
+        result,
+        notes="one run per part on the 2-core development machine shared with other jobs; "
+        "wall times move with the load, CPU columns are this process's CPU time",
+    )
 
 
 if __name__ == "__main__":

@@ -148,6 +148,10 @@ def encode(texts: list[str]) -> np.ndarray:
     """Unit-norm embeddings of ``texts`` (float32, (n, DIM)), in batches of 64."""
     if 0 < len(texts) <= _ONNX_MAX_BATCH and (session := _onnx_session()) is not None:
         return _encode_onnx(session, texts)
+    return _encode_torch(texts)
+
+
+def _encode_torch(texts: list[str]) -> np.ndarray:
     import torch
 
     model = _model()
