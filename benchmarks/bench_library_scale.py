@@ -226,6 +226,20 @@ def bench_retrieval(n: int, cache_dir: Path, queries: int = 60) -> dict:
             qv = model.encode([q], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
             ix.search(qv.astype(np.float32), 5)
 
+        # Where an add's time goes: each git call of the versioned write, by subcommand.
+        from compass.skills import versions as V
+
+        git_ms: dict[str, list[float]] = {}
+        real_git = V.VersionStore.git
+
+        def timed_git(self, *a, **kw):
+            t0 = time.perf_counter()
+            try:
+                return real_git(self, *a, **kw)
+            finally:
+                git_ms.setdefault(a[0], []).append(time.perf_counter() - t0)
+
+        V.VersionStore.git = timed_git
         add_s, inc_s, full_s = [], [], []
         for k in range(16):
             name = f"added_{k:03d}"
@@ -246,6 +260,7 @@ def bench_retrieval(n: int, cache_dir: Path, queries: int = 60) -> dict:
             else:
                 inc_s.append(timed(lib.retrieve, f"query after add {k}", 5)[0])
                 full_s.append(timed(old_add_retrieve, f"old query after add {k}", name)[0])
+        V.VersionStore.git = real_git
         ms = lambda xs: round(1000 * statistics.median(xs), 2)  # noqa: E731
         return {
             "skills": len(lib),
@@ -280,6 +295,8 @@ def bench_retrieval(n: int, cache_dir: Path, queries: int = 60) -> dict:
                 "retrieve_after_add_incremental": ms(inc_s),
                 "retrieve_after_add_full_rebuild_old": ms(full_s),
                 "ratio_old_over_new": round(ms(full_s) / ms(inc_s), 2),
+                # The first add also creates the repository (git init + the initial commit).
+                "git_calls_median_ms": {k: ms(v[1:] or v) for k, v in sorted(git_ms.items())},
             },
             "queries": queries,
         }

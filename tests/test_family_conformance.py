@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import json
 import random
 import re
 import shutil
@@ -25,7 +26,7 @@ import pytest
 
 from compass.comm import CommProtocol
 from compass.core.family import GameFamily, families, get_family
-from compass.core.types import AgentView, Entity, OwnUnit, StepResult
+from compass.core.types import EVENTS, AgentView, Entity, OwnUnit, StepResult
 from compass.planner.base import DecisionContext
 from compass.planner.modules import common_values, skill_listing
 from compass.planner.observation import build_observation
@@ -157,6 +158,10 @@ def test_reset_and_step_shapes_and_types(played):
         assert isinstance(res.done, bool) and isinstance(res.info, dict)
         assert res.outcome in ("win", "loss", "timeout", "running")
         assert (res.outcome == "running") == (not res.done)
+        for ev in res.info.get(EVENTS, []):  # what the runner traces and the viewer jumps to
+            assert isinstance(ev["kind"], str) and ev["kind"] and isinstance(ev["text"], str)
+            assert ev.get("agent") is None or 0 <= ev["agent"] < n
+            json.dumps(ev)
     # Same seed, same first observation.
     assert [v.text for v in env.reset(7)] == first_texts
 
