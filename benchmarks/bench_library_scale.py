@@ -596,6 +596,8 @@ def main() -> None:
     args = ap.parse_args()
     previous = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     sys.path.insert(0, str(ROOT / "benchmarks"))
+    from _results import command, write_results
+
     result: dict = {}
     if "retrieval" in args.parts:
         result["retrieval"] = bench_retrieval(args.skills, args.cache)
@@ -608,8 +610,8 @@ def main() -> None:
             ap.error("--parts alem needs --alem-run RUN_DIR (a long compass run --env alem:...)")
         result["alem_viewer"] = bench_alem_viewer(args.alem_run)
         print(json.dumps(result["alem_viewer"], indent=1), flush=True)
-    from _results import write_results
-
+    for part in result:  # parts are run separately: each keeps the command that produced it
+        result[part]["command"] = command()
     previous = previous.get("results", previous)
     for part in ("retrieval", "viewer", "alem_viewer"):  # a part not re-run keeps its last figures
         if part not in result and part in previous:
@@ -619,7 +621,8 @@ def main() -> None:
         "library_scale",
         result,
         notes="one run per part on the 2-core development machine shared with other jobs; "
-        "wall times move with the load, CPU columns are this process's CPU time",
+        "wall times move with the load, CPU columns are this process's CPU time; each part's "
+        "'command' says which run produced it (the top-level command is the last one)",
     )
 
 

@@ -151,7 +151,11 @@ class StepResult:
 
 
 class MultiAgentEnv(Protocol):
-    """What the runner needs from an adapter."""
+    """What the runner needs from an adapter.
+
+    Optional: ``checkpoint() -> Any`` and ``restore(cp) -> list[AgentView]`` (the state of an
+    episode and going back to it), which the viewer uses to seek long episodes.
+    """
 
     family: str
     n_agents: int

@@ -27,7 +27,7 @@ import numpy as np
 
 from compass.viewer.runs import RunStore
 
-#: Env steps between two checkpoints of a replay (ALEM replays ~60 steps/s here: ≤ ~2 s to any step).
+#: Env steps between two checkpoints of a replay (ALEM replays ~85 steps/s here: ≤ ~1.5 s to any step).
 CHECKPOINT_EVERY = 100
 _READ_CHUNK = 200  # trace steps read per window while replaying
 
