@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+import time
 
 import numpy as np
 import pytest
@@ -52,6 +53,14 @@ def test_alem_episode_opens_steps_and_shows_frames_and_text(client):
     assert all(s["step"]["skills"] == ["alem_role_policy"] * 3 for s in w["steps"])
     page = client.get("/runs/alem/episodes/0", params={"t": 100})
     assert page.status_code == 200 and 'data-family="alem"' in page.text
+    _png(client.get("/api/runs/alem/episodes/0/frame/0/global.png"))
+    # Opening the episode started a thread that lays a checkpoint every CHECKPOINT_EVERY steps
+    # (nothing has asked for a later step yet).
+    replay = client.app.state.replays.replay("alem", 0)
+    deadline = time.monotonic() + 300
+    while max(replay.checkpoints) < 2 * CHECKPOINT_EVERY and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert set(replay.checkpoints) == {0, CHECKPOINT_EVERY, 2 * CHECKPOINT_EVERY}
     t = STEPS - 5  # past two checkpoints
     g = _png(client.get(f"/api/runs/alem/episodes/0/frame/{t}/global.png"))
     ego = _png(client.get(f"/api/runs/alem/episodes/0/frame/{t}/agent1.png"))
@@ -59,6 +68,8 @@ def test_alem_episode_opens_steps_and_shows_frames_and_text(client):
     panels = client.get(f"/api/runs/alem/episodes/0/agents/{t}").json()
     assert panels["diverged_at"] is None and len(panels["agents"]) == 3
     assert all(f"Step: {t}/" in a["text"] for a in panels["agents"] if a["alive"])
+    back = client.get("/api/runs/alem/episodes/0/agents/5").json()  # back past them: a restore
+    assert back["t"] == 5 and back["diverged_at"] is None
 
 
 def test_seeking_back_through_a_checkpoint_equals_a_replay_from_the_start(alem_run):
