@@ -34,7 +34,6 @@ from benchmarks._results import write_results  # noqa: E402
 from compass.eval.driver import prepare, run_eval  # noqa: E402
 from compass.eval.report import write_report  # noqa: E402
 from compass.eval.spec import load_spec, parse_spec  # noqa: E402
-from compass.util.atomic import atomic_write_json  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 THROUGHPUT_SPEC = """\
@@ -149,20 +148,12 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2, help="workers for the grid")
     args = ap.parse_args()
     parts = set(args.parts.split(","))
-    results: dict = {
-        "machine": f"{os.cpu_count()} CPU cores, shared with other jobs (load average shown per mode)",
-        "command": " ".join(["python", *sys.argv]),
-    }
     if "throughput" in parts:
-        results["throughput"] = bench_throughput(args.seeds)
-    if "throughput" in parts:
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        atomic_write_json(RESULTS / "bench_eval.json", results)
-        print(f"\nwritten {RESULTS / 'bench_eval.json'}")
+        throughput = {"throughput": bench_throughput(args.seeds)}
+        write_results("bench_eval", throughput, seeds=f"0-{args.seeds - 1}", notes="load average per mode")
     if "grid" in parts:
         grid = bench_grid(args.grid_seeds, args.workers)
-        path = write_results("bench_eval_grid", grid, seeds=f"0-{args.grid_seeds - 1}")
-        print(f"written {path}")
+        write_results("bench_eval_grid", grid, seeds=f"0-{args.grid_seeds - 1}")
 
 
 if __name__ == "__main__":
