@@ -11,8 +11,15 @@ default (10,000 steps, ending early when all agents die), seeds 9999+i as in ale
     python benchmarks/bench_alem.py --difficulties hard --seeds 2 --steps 2000   # quick look
     python benchmarks/bench_alem.py --out runs/bench_alem.json
 
-Results print beside the ALEM paper's Table 1 (best zero-shot LLM, MARL 1B, LLM average) and go
-to ``benchmarks/results/bench_alem.json``.
+Results print beside the ALEM paper's Table 1 (best zero-shot LLM, MARL 1B, LLM average), with
+95 % bootstrap CIs over episodes, episode length and the cause of every agent's death
+(:mod:`compass.games.alem.deaths`), and go to ``benchmarks/results/bench_alem.json``, or, with
+``--out PATH``, to PATH only (per-episode detail included), so iteration runs leave the published
+file alone.
+
+Env config: the paper's benchmark config (``EnvParams(max_timesteps=10000, shared_reward=False,
+**get_coordination_params(difficulty))``, alem's own defaults for everything else, so
+``non_specialist_efficiency`` = 0.5; see docs/alem.md "Which config the scores use").
 """
 
 from __future__ import annotations
@@ -29,13 +36,14 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks._results import write_results  # noqa: E402
+from benchmarks._results import command, write_results  # noqa: E402
 from compass.core.family import get_family  # noqa: E402
 from compass.games.alem.env import AlemEnv, StepTimes, make_alem  # noqa: E402
 from compass.games.alem.metrics import PAPER_TABLE1, EpisodeScore, EpisodeTracker, summarise  # noqa: E402
 from compass.sandbox import CompiledSkill, SkillExecutor, compile_skill  # noqa: E402
 from compass.skills.library import header_length  # noqa: E402
 from compass.skills.skill import parse_skill_source  # noqa: E402
+from compass.util.atomic import atomic_write_json  # noqa: E402
 
 LIBRARY = get_family("alem").seed_skills_dir
 
@@ -108,16 +116,36 @@ def run_episode(env: AlemEnv, team: str, seed: int, policy: CompiledSkill | None
     )
 
 
+def env_config_of(env: AlemEnv) -> dict:
+    """The alem ``EnvParams`` fields that decide how hard an episode is (recorded with the results)."""
+    p = env.text_params
+    keys = (
+        "shared_reward",
+        "non_specialist_efficiency",
+        "soft_solo_fail_prob",
+        "soft_specialization",
+        "coordination_probability",
+        "handover_window_min",
+        "handover_window_max",
+        "construction_enabled",
+    )
+    out = {k: getattr(p, k) for k in keys if hasattr(p, k)}
+    return {k: v.item() if hasattr(v, "item") else v for k, v in out.items()} | {
+        "max_timesteps": env.max_steps
+    }
+
+
 def _fmt(summary: dict, key: str) -> str:
     m = summary[key]
     return f"{m['mean']:5.1f} [{m['ci95'][0]:4.1f},{m['ci95'][1]:4.1f}]"
 
 
 def report(results: list[EpisodeResult]) -> dict:
-    """Print the table (ours beside the paper's) and return the summaries."""
+    """Print the table (ours beside the paper's), episode lengths and death causes; return the summaries."""
     out: dict = {}
     print(
-        f"\n{'difficulty':10} {'team':10} {'n':>2}  {'Base%':17} {'Coord.%':17} {'Total%':17} {'survived':>8}"
+        f"\n{'difficulty':10} {'team':10} {'n':>2}  {'Base%':17} {'Coord.%':17} {'Total%':17} "
+        f"{'survived':>8} {'length':>7}"
     )
     for diff in dict.fromkeys(r.difficulty for r in results):
         for team in dict.fromkeys(r.team for r in results):
@@ -128,10 +156,13 @@ def report(results: list[EpisodeResult]) -> dict:
             out[f"{diff}/{team}"] = s
             print(
                 f"{diff:10} {team:10} {len(eps):2}  {_fmt(s, 'base_pct')} {_fmt(s, 'coord_pct')} "
-                f"{_fmt(s, 'total_pct')} {s['steps_survived']['mean']:8.0f}"
+                f"{_fmt(s, 'total_pct')} {s['steps_survived']['mean']:8.0f} {s['steps']:7.0f}"
             )
         for name, (b, c, t) in PAPER_TABLE1.get(diff, {}).items():
             print(f"{diff:10} {'paper: ' + name:28}  {b:5.1f}{'':12} {c:5.1f}{'':12} {t:5.1f}")
+    print("\ncauses of death (agents; 'survived' = alive at the end):")
+    for key, s in out.items():
+        print(f"  {key:18} " + ", ".join(f"{k} {v}" for k, v in s["death_causes"].items()))
     return out
 
 
@@ -159,9 +190,11 @@ def main(argv: list[str] | None = None) -> int:
     policies = {"library": load_skill(args.skill), "retrieval": load_skill(retrieved), "random": None}
     print(f"named skill: {args.skill}; retrieval for {family.default_task!r}: {retrieved}")
     results: list[EpisodeResult] = []
+    env_config: dict = {}
     for diff in args.difficulties.split(","):
         t = time.perf_counter()
         env = make_alem(diff, max_steps=args.steps, text=not args.no_text)
+        env_config[diff] = env_config_of(env)
         print(
             f"[{diff}] env ready in {time.perf_counter() - t:.1f}s (compile {env.compile_seconds})",
             flush=True,
@@ -174,7 +207,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(
                     f"[{diff}] {team:8} seed {r.seed}: Base {s.base_pct:5.2f}  Coord {s.coord_pct:5.2f}  "
                     f"Total {s.total_pct:5.2f}  steps {s.steps:5d} ({s.outcome})  "
-                    f"survived {[a.steps_survived for a in s.agents]}  {r.seconds:6.1f}s  "
+                    f"survived {[a.steps_survived for a in s.agents]}  "
+                    f"deaths {[a.death_cause for a in s.agents]}  {r.seconds:6.1f}s  "
                     f"adapter {r.adapter_ms}  skill ms/agent-step "
                     f"{1000 * r.skill_seconds / max(1, 3 * s.steps):.2f}  errors {r.skill_errors}",
                     flush=True,
@@ -182,8 +216,6 @@ def main(argv: list[str] | None = None) -> int:
                 if args.out:
                     _write(args.out, results, None)
     summaries = report(results)
-    if args.out:
-        _write(args.out, results, summaries)
     by_difficulty: dict = {}
     for key, s in summaries.items():
         diff, team = key.split("/")
@@ -198,37 +230,50 @@ def main(argv: list[str] | None = None) -> int:
             teams[team]["skill_ms_per_agent_step"] = sum(
                 1000 * r.skill_seconds / max(1, 3 * r.score.steps) for r in eps
             ) / len(eps)
-    write_results(
-        "bench_alem",
-        {
-            "named_skill": args.skill,
-            "retrieved_skill": retrieved,
-            "task": family.default_task,
-            "max_steps": args.steps,
-            # Quoted from the ALEM paper's Table 1 (not measured): Total % per difficulty.
-            "paper_total_pct": {
-                d: {
-                    "best_llm": rows["gemini-3.1-pro-high"][2],
-                    "marl_1b": rows["MARL 1B"][2],
-                    "llm_average": rows["LLM average"][2],
-                }
-                for d, rows in PAPER_TABLE1.items()
-            },
-            **by_difficulty,
+    data = {
+        "named_skill": args.skill,
+        "retrieved_skill": retrieved,
+        "task": family.default_task,
+        "max_steps": args.steps,
+        # Quoted from the ALEM paper's Table 1 (not measured): Total % per difficulty.
+        "paper_total_pct": {
+            d: {
+                "best_llm": rows["gemini-3.1-pro-high"][2],
+                "marl_1b": rows["MARL 1B"][2],
+                "llm_average": rows["LLM average"][2],
+            }
+            for d, rows in PAPER_TABLE1.items()
         },
-        seeds=[args.seed_base + i for i in range(args.seeds)],
-        notes=args.notes,
-    )
+        # The alem EnvParams the scores were measured under (the paper's benchmark config).
+        "env_config": env_config,
+        **by_difficulty,
+    }
+    seeds = [args.seed_base + i for i in range(args.seeds)]
+    if args.out:
+        _write(args.out, results, data, seeds, args.notes)
+        print(f"results written to {args.out} (benchmarks/results/bench_alem.json untouched)")
+    else:
+        write_results("bench_alem", data, seeds=seeds, notes=args.notes)
     return 0
 
 
-def _write(path: str, results: list[EpisodeResult], summaries: dict | None) -> None:
+def _write(
+    path: str,
+    results: list[EpisodeResult],
+    summaries: dict | None,
+    seeds: list[int] | None = None,
+    notes: str = "",
+) -> None:
+    """Per-episode results (and, at the end, the summaries) to ``path``, atomically."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(
-        json.dumps(
-            {"episodes": [r.as_dict() for r in results], "summaries": summaries}, indent=1, default=float
-        )
-    )
+    record = {
+        "command": command(),
+        "seeds": seeds,
+        "notes": notes,
+        "episodes": [r.as_dict() for r in results],
+        "results": summaries,
+    }
+    atomic_write_json(Path(path), json.loads(json.dumps(record, default=float)))
 
 
 if __name__ == "__main__":

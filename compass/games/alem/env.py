@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from compass.core.types import EVENTS, AgentView, Entity, StepResult
+from compass.games.alem.deaths import death_causes
 from compass.games.alem.events import kill_events
 from compass.games.alem.extract import affordances_text, entities, extract_obs, level_view, own_unit
 from compass.games.alem.names import ACHIEVEMENTS, N_ACTIONS, N_AGENTS, action_index, action_name
@@ -250,7 +251,7 @@ class AlemEnv:
         for a in acts:
             if not 0 <= a < N_ACTIONS:
                 raise ValueError(f"action {a} out of range 0..{N_ACTIONS - 1}")
-        prev_mask, prev_ach = self._mask, self._np.achievements
+        prev_mask, prev_ach, prev_np = self._mask, self._np.achievements, self._np
         prev_killed = np.array(self._np.monsters_killed)
         t = time.perf_counter()
         self._key, sub = jax.random.split(self._key)
@@ -278,6 +279,8 @@ class AlemEnv:
             "new_achievements": new,
             "action_failed": failed,
             "achievements": np.asarray(self._np.achievements, dtype=bool),
+            # Per agent: why it died on this step (compass.games.alem.deaths), None otherwise.
+            "deaths": death_causes(prev_np, self._np),
         }
         if self._done:
             info["death_cause"] = [int(c) for c in self._np.player_death_cause]

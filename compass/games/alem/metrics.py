@@ -70,6 +70,7 @@ class AgentScore:
     total_pct: float
     achievements: tuple[str, ...]
     steps_survived: int
+    death_cause: str | None = None  # None: alive at the end (compass.games.alem.deaths labels)
 
 
 @dataclass(frozen=True)
@@ -113,10 +114,12 @@ def score_episode(
     outcome: str = "",
     overworld: bool = False,
     normalisers: str = "paper",
+    death_causes: Sequence[str | None] | None = None,
 ) -> EpisodeScore:
     """Score one episode from the (n_agents, 93) achievement matrix at its end.
 
-    ``overworld`` restricts counting to achievements the one-level variant can unlock.
+    ``overworld`` restricts counting to achievements the one-level variant can unlock;
+    ``death_causes`` (per agent, ``None`` = survived) is carried into each :class:`AgentScore`.
     Percentages are in percent (0-100).
     """
     ach = np.asarray(achievements, dtype=bool)
@@ -139,6 +142,7 @@ def score_episode(
                 total_pct=100 * (base + coord) / t_max,
                 achievements=tuple(ACHIEVEMENTS[k] for k in np.nonzero(row)[0]),
                 steps_survived=int(steps_survived[i]),
+                death_cause=death_causes[i] if death_causes is not None else None,
             )
         )
     team = tuple(ACHIEVEMENTS[k] for k in np.nonzero(ach.any(axis=0))[0])
@@ -162,18 +166,25 @@ class EpisodeTracker:
     normalisers: str = "paper"
     steps: int = 0
     death_step: list[int | None] = field(default_factory=list)
+    death_cause: list[str | None] = field(default_factory=list)
     achievements: np.ndarray | None = None
     outcome: str = "running"
 
     def __post_init__(self) -> None:
         self.death_step = [None] * self.n_agents
+        self.death_cause = [None] * self.n_agents
 
     def update(self, info: dict, outcome: str = "running") -> None:
-        """Record one step's ``info`` (keys ``alive``, ``achievements``, ``timestep``)."""
+        """Record one step's ``info`` (keys ``alive``, ``achievements``, ``timestep``; ``deaths``).
+
+        An agent's first death counts (a teammate may revive it later; its survival ends there).
+        """
         self.steps = int(info.get("timestep", self.steps + 1))
+        deaths = info.get("deaths") or [None] * self.n_agents
         for i, alive in enumerate(info["alive"]):
             if not alive and self.death_step[i] is None:
                 self.death_step[i] = self.steps
+                self.death_cause[i] = deaths[i] or "unknown"
         self.achievements = np.asarray(info["achievements"], dtype=bool)
         self.outcome = outcome
 
@@ -181,7 +192,12 @@ class EpisodeTracker:
         """The episode's :class:`EpisodeScore` so far."""
         ach = self.achievements if self.achievements is not None else np.zeros((self.n_agents, N_ACH), bool)
         survived = [self.steps if d is None else d for d in self.death_step]
-        return score_episode(ach, survived, self.steps, self.outcome, self.overworld, self.normalisers)
+        causes = [
+            c if d is not None else None for c, d in zip(self.death_cause, self.death_step, strict=True)
+        ]
+        return score_episode(
+            ach, survived, self.steps, self.outcome, self.overworld, self.normalisers, death_causes=causes
+        )
 
 
 def bootstrap_ci(
@@ -214,7 +230,18 @@ def summarise(episodes: Sequence[EpisodeScore], n: int = 10000, alpha: float = 0
                 freq[name] = freq.get(name, 0) + 1
     total_agents = sum(len(e.agents) for e in episodes)
     out["achievement_rates"] = {k: v / total_agents for k, v in sorted(freq.items(), key=lambda kv: -kv[1])}
+    out["death_causes"] = death_cause_counts(episodes)
     return out
+
+
+def death_cause_counts(episodes: Sequence[EpisodeScore]) -> dict[str, int]:
+    """How many agents ended their survival to each cause (``survived`` = alive at the end), most first."""
+    counts: dict[str, int] = {}
+    for e in episodes:
+        for a in e.agents:
+            key = a.death_cause or "survived"
+            counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 class AlemScorer:
@@ -241,13 +268,22 @@ class AlemScorer:
         return summarise(self.scores)
 
     def describe_episode(self, metrics: dict) -> str:
+        deaths = [
+            f"{a['agent_id']}: {a['death_cause']} @ {a['steps_survived']}"
+            for a in metrics.get("agents", [])
+            if a.get("death_cause")
+        ]
         return (
             f"Base {metrics['base_pct']:.1f}% Coord {metrics['coord_pct']:.1f}% "
-            f"Total {metrics['total_pct']:.1f}%"
+            f"Total {metrics['total_pct']:.1f}%" + (f"  deaths {', '.join(deaths)}" if deaths else "")
         )
 
     def headline(self, summary: dict) -> str:
-        return "  ".join(
+        line = "  ".join(
             f"{name} {summary[key]['mean']:.1f}% [{summary[key]['ci95'][0]:.1f}, {summary[key]['ci95'][1]:.1f}]"
             for name, key in (("Base", "base_pct"), ("Coord.", "coord_pct"), ("Total", "total_pct"))
         )
+        causes = summary.get("death_causes")
+        if causes:
+            line += "  deaths: " + ", ".join(f"{k} {v}" for k, v in causes.items())
+        return line
