@@ -44,3 +44,15 @@ def test_long_library_episode(alem_overworld):
     assert errors == 0
     assert score.base_pct > 3.0 and score.coord_pct > 0.0
     assert score.steps >= 300 and sum(len(a.achievements) for a in score.agents) >= 20
+
+
+def test_library_team_outlives_the_first_night_and_coordinates(alem_overworld):
+    """Nights (zombies) start ~step 140 and end ~265: the team is still there at 320 and has unlocked
+    a coordination achievement; every death the tracker saw carries a named cause."""
+    env = alem_overworld(320)
+    score, errors = _play(env, seed=0, steps=320)
+    assert errors == 0
+    assert score.steps == 320  # the episode did not end with the whole team dead
+    assert any(a.steps_survived == 320 for a in score.agents)
+    assert any(name.startswith(("COORD_", "HANDOVER")) for name in score.team_achievements)
+    assert all(a.death_cause not in (None, "unknown") for a in score.agents if a.steps_survived < 320)

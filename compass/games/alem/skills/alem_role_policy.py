@@ -45,9 +45,11 @@ def alem_role_policy(obs: str) -> int:
     # 2. Share: give teammates what they ask for when we can spare it (Give works at any distance).
     for t in mates:
         if t.request and legal(give(t.id)):
-            if t.request == "food" and d.food >= (8 if role == "forager" else 7):
+            # The forager refills fast (a cow is 6 food, water 4 drink; both gated to its role), so it
+            # shares down to a small margin; the others keep more for themselves.
+            if t.request == "food" and d.food >= (4 if role == "forager" else 7):
                 return give(t.id)
-            if t.request == "drink" and d.drink >= (8 if role == "forager" else 7):
+            if t.request == "drink" and d.drink >= (4 if role == "forager" else 7):
                 return give(t.id)
             if t.request not in ("food", "drink") and inv.get(t.request, 0) >= 2:
                 return give(t.id)
@@ -87,15 +89,25 @@ def alem_role_policy(obs: str) -> int:
             return step
         if d.energy <= 1 and not hostile_mobs(d, 8):
             return sleep()
+
+    # Food: ripe plants feed every role; cows feed the forager (others eat one only 1 time in 10 on
+    # Hard), so the forager hunts for the team whenever it is short or a teammate asks.
     ripe = nearest(d, "ripe_plant")
-    if ripe is not None and d.food <= d.max_food - 4 and distance(me, ripe) <= 12:
+    if ripe is not None and d.food <= d.max_food - 4 and distance(me, ripe) <= (30 if d.food <= 4 else 12):
         return act_on(d, ripe)
-    if d.food <= 6 or (role == "forager" and d.food < d.max_food - 6):
-        cows = passive_mobs(d, 8)
-        if cows and (role == "forager" or d.food <= 4):
+    team_hungry = any(t.request == "food" for t in mates)
+    if role == "forager" and (d.food < d.max_food - 2 or team_hungry):
+        cows = [c for c in passive_mobs(d, 12) if c.coord != 2]
+        if cows:
             return act_on(d, (cows[0].x, cows[0].y))
-        if d.food <= 2:
-            return explore(d)
+        if d.food <= 4 or team_hungry:
+            return explore(d, near="grass")
+    elif d.food <= 4:
+        cows = [c for c in passive_mobs(d, 8) if c.coord != 2]
+        if cows:
+            return act_on(d, (cows[0].x, cows[0].y))
+        if d.food <= 2 and not forager_alive:
+            return explore(d, near="grass")
 
     # 4. Coordinate: finish teammates' handovers; converge on a shared site in the coordination window.
     for h in d.handovers:
