@@ -4,8 +4,10 @@
 # model: -
 # subtask: Play ALEM as any role: survive, then coordinate with the team, then climb the tool ladder
 def alem_role_policy(obs: str) -> int:
-    """Generalist ALEM policy for any role (warrior, forager, miner), in priority order survive > coordinate >
-    progress. Survive: hit creatures that are adjacent, flee when nearly dead, drink water when thirsty, eat ripe
+    """Generalist team policy for any role (warrior, forager, miner) that plays the whole game to unlock as many
+    achievements as possible as a team: survive, coordinate with teammates, climb the tool ladder, descend.
+
+    Priority order survive > coordinate > progress. Survive: hit creatures that are adjacent, flee when nearly dead, drink water when thirsty, eat ripe
     plants or cows when hungry (non-foragers also request food), sleep in daylight (sealed in stone when possible). Coordinate:
     finish a handover a teammate started, give teammates the food, drink or material they request, and during the
     team's coordination window converge with the team on a shared sync/handover site or construction site, wait
