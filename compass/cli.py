@@ -122,6 +122,14 @@ def run(
     vlm_max_tokens: Annotated[
         int | None, typer.Option(min=16, help="cap on every module's completion tokens (small local models)")
     ] = None,
+    keep_gate: Annotated[
+        str,
+        typer.Option(help="off | check | eval: keep new skills only when they hold up (docs/evolution.md)"),
+    ] = "off",
+    keep_gate_episodes: Annotated[int, typer.Option(min=1, help="keep gate: evaluation episodes")] = 2,
+    keep_gate_steps: Annotated[
+        int, typer.Option(min=1, help="keep gate: steps per evaluation episode")
+    ] = 300,
 ) -> None:
     """Play episodes and write runs/<run-id>/ (manifest.json, trace.jsonl, summary.json, optional video)."""
     from compass.config_file import ConfigFileError, build_config, load_config_file

@@ -51,6 +51,14 @@ class RunConfig(BaseModel):
     vlm_max_tokens: int | None = Field(
         None, ge=16, description="cap on every module's completion tokens (small local models, quick tests)"
     )
+    keep_gate: Literal["off", "check", "eval"] = Field(
+        "off",
+        description="VLM runs: keep synthesized skills only when they hold up (compass/skills/holdup.py): "
+        "eval = checked on recorded observations, then played against the library's best at episode end; "
+        "check = the check only; off = added at once",
+    )
+    keep_gate_episodes: int = Field(2, ge=1, description="keep gate: evaluation episodes (training seeds)")
+    keep_gate_steps: int = Field(300, ge=1, description="keep gate: steps per evaluation episode")
 
     @field_validator("out")
     @classmethod

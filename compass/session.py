@@ -45,6 +45,26 @@ def library_root_for(cfg: RunConfig, family: GameFamily, run_dir: Path) -> Path 
     return target
 
 
+def make_gate(cfg: RunConfig, library: SkillLibrary, planner: Any):
+    """The keep gate of a VLM run (``--keep-gate``), handed to its planner; None when off."""
+    if cfg.planner != "vlm" or cfg.keep_gate == "off":
+        return None
+    from compass.skills.holdup import KeepGate
+
+    gate = KeepGate(
+        library,
+        cfg.env,
+        cfg.task or family_for_env(cfg.env).default_task,
+        mode=cfg.keep_gate,
+        episodes=cfg.keep_gate_episodes,
+        max_steps=cfg.keep_gate_steps,
+        seed=cfg.seed,
+        isolation=cfg.isolation,
+    )
+    planner.gate = gate
+    return gate
+
+
 def video_recorder(cfg: RunConfig, env, run_dir: Path):
     """One followable MP4 per episode, streamed to ``run_dir/videos/episode_NNN.mp4`` while it runs."""
     from compass.demos.record import EpisodeRecorder
@@ -88,13 +108,14 @@ def run(
     try:
         library = SkillLibrary(library_root_for(cfg, family, run_dir), family.name)
         planner = make_planner(cfg, library, client=client, run_dir=run_dir)
+        gate = make_gate(cfg, library, planner)
         env = make_env(cfg.env, epo=cfg.epo, max_steps=cfg.max_steps)
     except BaseException:
         shutil.rmtree(run_dir, ignore_errors=True)  # a run that never started leaves nothing behind
         raise
     try:
         summary = _play_run(
-            cfg, family, run_dir, library, planner, env, comm, structured, on_episode, progress
+            cfg, family, run_dir, library, planner, env, comm, structured, on_episode, progress, gate
         )
     except BaseException as exc:
         finish_manifest(run_dir, manifest, exc)
@@ -114,6 +135,7 @@ def _play_run(
     structured: bool | None,
     on_episode: Callable[[dict], None] | None,
     progress: Callable[[int, int], Callable[[], None]] | None,
+    gate: Any = None,
 ) -> dict:
     writer = RunWriter(run_dir)
     scorer = family.make_scorer(env) if family.make_scorer else None
@@ -152,6 +174,10 @@ def _play_run(
                 if scorer is not None:
                     row[family.name] = scorer.finish()
                     row["headline"] = scorer.describe_episode(row[family.name])
+                if gate is not None:  # between episodes: keep or drop what this one wrote
+                    row["keep_gate"] = await gate.review(ep)
+                    for entry in row["keep_gate"]:
+                        writer.trace({"kind": "keep_gate", **entry})
                 usage = planner.usage_for_episode(ep)
                 if usage is not None:
                     row["vlm"] = usage
@@ -188,6 +214,8 @@ def _play_run(
     usage = planner.usage_summary()
     if usage is not None:
         summary["vlm_usage"] = usage
+    if gate is not None:
+        summary["keep_gate"] = gate.summary()
     writer.summary(summary)
     summary["run_dir"] = str(run_dir)
     return summary

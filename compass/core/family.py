@@ -89,6 +89,9 @@ class GameFamily:
     #: scenario names per env kind, for help texts and errors
     scenarios: dict[str, tuple[str, ...]] = field(default_factory=dict)
     make_scorer: Callable[[MultiAgentEnv], Scorer] | None = None
+    #: the key of the scorer's per-episode metrics that ranks play (ALEM: ``total_pct``); the keep
+    #: gate compares skills by it. None: by win rate (then return)
+    score_key: str | None = None
     #: what the whole-map minimap image shows; the image prompt's legend for it
     minimap_legend: str = (
         "minimap of the whole map with the units you know of (white = you, blue = allies, "

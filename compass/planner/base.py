@@ -72,7 +72,8 @@ class Planner(Protocol):
 class LibraryPlanner:
     """The paper's "initialized skill library only" mode, no VLM.
 
-    By default each agent runs the skill retrieved for its task ("retrieval from the task").
+    By default each agent runs the skill the library records as best for its task (the keep gate's
+    measurement, ``SkillLibrary.best_for``), else the one retrieved for it ("retrieval from the task").
     With ``skill`` every agent runs that named skill and nothing is retrieved ("named skill").
     """
 
@@ -88,6 +89,9 @@ class LibraryPlanner:
         query = ctx.subtask or ctx.task
         if self.skill is not None:
             return Decision(self.skill, query, [{"module": "named_skill", "skill": self.skill}])
+        best = self.library.best_for(query)  # measured best for this task (compass.skills.holdup)
+        if best is not None:
+            return Decision(best, query, [{"module": "best_for_task", "skill": best}])
         if query not in self._cache:
             hits = self.library.retrieve(query, k=1)
             if not hits:

@@ -163,6 +163,9 @@ class VLMPlanner:
         self._helpers: dict[str, bool] = {}  # code hash -> has score_target/control_logic
         self._syntheses: dict[int, list[int]] = {}  # episode -> steps of synthesis calls
         self._library_lock = threading.Lock()  # retrieval runs in worker threads
+        # compass.skills.holdup.KeepGate (``--keep-gate``): new skills are checked on recorded
+        # observations and staged (used, not written) until the gate reviews them at episode end
+        self.gate: Any = None
 
     @classmethod
     def from_config(
@@ -598,6 +601,10 @@ class VLMPlanner:
         agents cannot all add the same skill and the outcome does not depend on answer timing.
         """
         ctx, rec = t.ctx, t.rec
+        if self.gate is not None:
+            refused = await self._precheck(t, name, code, meta, module)
+            if refused:
+                return None, False
         await self._order.wait_turn(t.round, ctx.agent_id)
         try:
             if signature is not None and self._repairs.get(signature, (None, None))[1] in self.library:
@@ -615,7 +622,7 @@ class VLMPlanner:
             with self._library_lock:
                 duplicate = self.library.find_duplicate(skill)
                 if duplicate is None:
-                    stored = self.library.add(skill)
+                    stored = self.library.stage(skill) if self.gate else self.library.add(skill)
                     self._born[stored.name] = (ctx.episode, ctx.step, ctx.agent_id)
         except (SkillError, SyntaxError, ValueError, RecursionError, MemoryError) as exc:
             rec.add("library", kind="add_failed", skill=name, error=f"{type(exc).__name__}: {exc}")
@@ -641,6 +648,21 @@ class VLMPlanner:
             }
         )
         return stored.name, True
+
+    async def _precheck(self, t: _Turn, name: str, code: str, meta: dict[str, str], module: str) -> bool:
+        """The keep gate's check on the family's recorded observations; True when it refused."""
+        try:
+            skill = parse_skill_source(code, self.family, name=name)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False  # _add reports it
+        skill.meta = dict(meta)
+        problem = await asyncio.to_thread(self.gate.precheck, skill)
+        if problem is None:
+            return False
+        t.rec.add(module, kind="refused", skill=name, gate="check", reason=problem[:500])
+        self.usage.event(t.ctx.episode, "gate_refused")
+        self.gate.refused(t.ctx.episode, name, problem, model=self.client.label)
+        return True
 
     def _committed(self, episode: int) -> int:
         """Skills synthesized (not repaired) and added in ``episode`` so far."""

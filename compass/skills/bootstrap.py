@@ -31,8 +31,8 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from compass.core.family import GameFamily, family_for_env, get_family
-from compass.sandbox import SkillError, SkillExecutor, compile_skill
-from compass.skills.library import SkillLibrary, header_length
+from compass.skills.holdup import check_on_views, evaluate_skill
+from compass.skills.library import SkillLibrary
 from compass.skills.params import get_params, set_params
 from compass.skills.skill import Skill, parse_skill_source
 
@@ -155,22 +155,6 @@ def recorded_views(demos: Demos, family: GameFamily, limit: int = 200) -> list:
         return []
     idx = np.linspace(0, len(texts) - 1, min(limit, len(texts))).astype(int)
     return [family.view_from_text(texts[i]) for i in sorted(set(idx.tolist()))]
-
-
-def check_on_views(skill: Skill, family: GameFamily, views: list, path: str = "<candidate>") -> str | None:
-    """Compile ``skill`` and run it on ``views``; the first problem as a message, or None."""
-    try:
-        compiled = compile_skill(
-            skill.code, skill.name, family.name, path, line_offset=header_length(skill.file_text())
-        )
-    except SkillError as e:
-        return f"does not compile: {e}"
-    executor = SkillExecutor(family.skill_api, seed=0)
-    for k, view in enumerate(views):
-        r = executor.run(compiled, view)
-        if r.error is not None:
-            return f"fails on recorded observation {k} (agent {view.agent_id}, step {view.step}): [{r.error.kind}] {r.error}"
-    return None
 
 
 def _now() -> str:
@@ -606,44 +590,6 @@ async def bootstrap_vlm(
         ],
         "added": added,
         "library": str(lib.dir),
-    }
-
-
-async def evaluate_skill(
-    lib: SkillLibrary, skill: Skill, env_spec: str, seeds: list[int], max_steps: int | None = None
-) -> dict[str, Any]:
-    """Win rate and mean return of every agent running ``skill`` (not yet in ``lib`` is fine)."""
-    import tempfile
-
-    from compass.config import RunConfig
-    from compass.core.family import make_env
-    from compass.demos.record import _NullWriter
-    from compass.planner.base import LibraryPlanner
-    from compass.runner import EpisodeRunner
-    from compass.session import make_comm
-
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        (root / lib.family).mkdir()
-        (root / lib.family / f"{skill.name}.py").write_text(skill.file_text(), encoding="utf-8")
-        one = SkillLibrary(root, lib.family, embedder=lib.embedder)
-        if skill.name not in one:
-            raise DemoError(f"candidate {skill.name} did not load: {'; '.join(map(str, one.problems))}")
-        cfg = RunConfig(env=env_spec, max_steps=max_steps)
-        env = make_env(env_spec, max_steps=max_steps)
-        comm = make_comm(cfg)
-        runner = EpisodeRunner(env, LibraryPlanner(one, skill.name), cfg, _NullWriter(), comm=comm)
-        wins, rets = 0, []
-        for s in seeds:
-            comm.reset(s)
-            r = await runner.run_episode(0, s)
-            wins += r.outcome == "win"
-            rets.append(r.ret)
-    return {
-        "episodes": len(seeds),
-        "wins": wins,
-        "win_rate": wins / len(seeds),
-        "mean_return": float(np.mean(rets)),
     }
 
 

@@ -33,6 +33,8 @@ from compass.skills.versions import VersionError, VersionStore, default_person, 
 from compass.util.atomic import atomic_write_json, atomic_write_text
 
 STATS_FILE = "_stats.json"
+#: The skill the keep gate measured best per task (versioned with the skills; compass.skills.gate).
+BEST_FILE = "_best.json"
 #: Larger skill files are refused unread (a skill is a function of a few dozen lines).
 MAX_SKILL_BYTES = 256 * 1024
 
@@ -93,6 +95,8 @@ class SkillLibrary:
         self.stats: dict[str, dict[str, int]] = {}
         self._stats_delta: dict[str, dict[str, int]] = {}
         self.versions: VersionStore | None = None if self.shipped else VersionStore(self.root)
+        #: skills on trial (in memory only, see :meth:`stage`): the keep gate writes or drops them
+        self.staged: dict[str, Skill] = {}
         self.reload()
 
     # --- loading ----------------------------------------------------------------------------
@@ -322,6 +326,118 @@ class SkillLibrary:
             )
             self.dir.mkdir(parents=True, exist_ok=True)
             atomic_write_text(path, skill.file_text())
+        self._changes += 1
+        skill.path = path
+        self.skills[name] = skill
+        self.compiled[name] = compiled
+        return skill
+
+    # --- staging (compass.skills.gate: skills kept only when they hold up) --------------------
+
+    def stage(self, skill: Skill) -> Skill:
+        """Compile ``skill`` and make it usable in this process only: no file, no version.
+
+        A staged skill is retrieved and run like any other until :meth:`keep` writes it as a
+        version or :meth:`drop` forgets it; a name collision gets a suffix as in :meth:`add`.
+        """
+        validate_name(skill.name)
+        skill.meta.setdefault("provenance", "generated")
+        skill.meta.setdefault("created", datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+        name = skill.name
+        if self._taken(name):
+            n = 2
+            while self._taken(f"{name}_v{n}"):
+                n += 1
+            skill = rename_skill(skill, f"{name}_v{n}")
+        compiled = compile_skill(
+            skill.code,
+            skill.name,
+            self.family,
+            self.display_name(self.dir / f"{skill.name}.py"),
+            line_offset=header_length(skill.file_text()),
+        )
+        self._changes += 1
+        self.skills[skill.name] = skill
+        self.compiled[skill.name] = compiled
+        self.staged[skill.name] = skill
+        return skill
+
+    def keep(
+        self,
+        name: str,
+        meta: dict[str, str] | None = None,
+        reason: str | None = None,
+        best_for: dict[str, object] | None = None,
+    ) -> Skill:
+        """Write staged skill ``name`` (with ``meta`` added to its header) as a new version.
+
+        ``best_for`` (``{"task": ..., ...figures}``) also records it as the skill the library
+        offers for that task (:meth:`best_for`), in the same version. Returns the stored skill
+        (renamed if another process took the name meanwhile).
+        """
+        self._writable()
+        skill = self.staged.pop(name)
+        self.skills.pop(name, None)
+        self.compiled.pop(name, None)
+        skill.meta.update(meta or {})
+        who, kind = self._author(skill, None)
+        with self._transaction(reason or _add_reason(skill), who, kind, "add"):
+            stored = self._write_new(skill)
+            if best_for is not None:
+                best = self._read_best()
+                best[str(best_for["task"])] = {**best_for, "skill": stored.name}
+                atomic_write_json(self.dir / BEST_FILE, best)
+        if name != stored.name and name in self._stats_delta:  # uses on trial count for the stored name
+            self._stats_delta[stored.name] = self._stats_delta.pop(name)
+            self.stats[stored.name] = self.stats.pop(name, {})
+        return stored
+
+    def drop(self, name: str) -> None:
+        """Forget staged skill ``name`` (it never reached the disk; its trial uses are not counted)."""
+        self.staged.pop(name)
+        self.skills.pop(name, None)
+        self.compiled.pop(name, None)
+        self._stats_delta.pop(name, None)
+        self.stats.pop(name, None)
+        self._changes += 1
+
+    def best_for(self, task: str) -> str | None:
+        """The skill recorded as best for ``task`` by the keep gate (``_best.json``), if it is loaded."""
+        name = self._read_best().get(task, {}).get("skill")
+        return name if isinstance(name, str) and name in self.skills else None
+
+    def best_record(self, task: str) -> dict[str, object] | None:
+        """What the keep gate recorded when it made a skill the best for ``task`` (figures, seeds)."""
+        rec = self._read_best().get(task)
+        return dict(rec) if isinstance(rec, dict) else None
+
+    def _read_best(self) -> dict[str, dict]:
+        path = self.dir / BEST_FILE
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            return {}
+        return {k: v for k, v in raw.items() if isinstance(v, dict)} if isinstance(raw, dict) else {}
+
+    def _write_new(self, skill: Skill) -> Skill:
+        """Write ``skill`` under a free name (inside a transaction); returns it as stored."""
+        name = skill.name
+        if self._taken(name):
+            n = 2
+            while self._taken(f"{name}_v{n}"):
+                n += 1
+            skill = rename_skill(skill, f"{name}_v{n}")
+            name = skill.name
+        path = self.dir / f"{name}.py"
+        compiled = compile_skill(
+            skill.code,
+            skill.name,
+            self.family,
+            self.display_name(path),
+            line_offset=header_length(skill.file_text()),
+        )
+        self.dir.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, skill.file_text())
         self._changes += 1
         skill.path = path
         self.skills[name] = skill

@@ -54,6 +54,7 @@ FAMILY = GameFamily(
     view_from_text=_view_from_text,
     scenarios={"alem": tuple(SCENARIOS)},
     make_scorer=_scorer,
+    score_key="total_pct",
     minimap_legend=MINIMAP_LEGEND,
     y_axis="south",
 )
