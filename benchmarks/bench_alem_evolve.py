@@ -10,7 +10,8 @@
 2. Held-out comparison: the library planner (what ``compass run --env alem:hard --library DIR``
    plays: the task's recorded best, else the top retrieval) with the seed library and with the
    evolved library, on seeds 9999.. (not used in training), Base/Coord./Total % with 95 %
-   bootstrap CIs (the family's scorer).
+   bootstrap CIs (the family's scorer); beside them, the seed's generalist ``alem_role_policy``
+   played by name (``--reference``), which the seed library does not pick for the task by itself.
 
     python benchmarks/bench_alem_evolve.py                       # 8 held-out seeds x 3000 steps
     python benchmarks/bench_alem_evolve.py --seeds 4 --steps 1500 --notes "reduced: ..."
@@ -68,19 +69,30 @@ def evolve(lib: Path, out: Path, env: str, episodes: int, steps: int, gate_episo
     return summary
 
 
-def held_out(library: Path | None, out: Path, run_id: str, env: str, seeds: int, steps: int) -> dict:
+def held_out(
+    library: Path | None, out: Path, run_id: str, env: str, seeds: int, steps: int, skill: str | None = None
+) -> dict:
     """Phase 2: the library planner on the held-out seeds; the family's scores and what it played."""
     cfg = RunConfig(
-        env=env, library=library, out=out, run_id=run_id, episodes=seeds, seed=HELD_OUT, max_steps=steps
+        env=env,
+        library=library,
+        out=out,
+        run_id=run_id,
+        episodes=seeds,
+        seed=HELD_OUT,
+        max_steps=steps,
+        skill=skill,
     )
     t0 = time.perf_counter()
     summary = run(
         cfg,
-        on_episode=lambda row: print(f"  {run_id} seed {row['seed']}: {row.get('headline', '')}", flush=True),
+        on_episode=lambda row: print(
+            f"  {run_id}: seed {row['seed']}: {row.get('headline', '')}", flush=True
+        ),
     )
     played = sorted({k for e in summary["episodes"] for k in e["skills_used"]})
     return {
-        "library": "seed (shipped)" if library is None else "evolved",
+        "library": run_id,
         "skills_played": played,
         "scores": summary["alem"],
         "per_episode_total_pct": [round(e["alem"]["total_pct"], 4) for e in summary["episodes"]],
@@ -97,6 +109,11 @@ def main() -> None:
     ap.add_argument("--gate-steps", type=int, default=300)
     ap.add_argument("--seeds", type=int, default=8, help="held-out seeds (9999..)")
     ap.add_argument("--steps", type=int, default=3000, help="steps per held-out episode")
+    ap.add_argument(
+        "--reference",
+        default="alem_role_policy",
+        help="also play this named seed skill on the held-out seeds ('' for none): the seed's generalist",
+    )
     ap.add_argument("--notes", default="")
     args = ap.parse_args()
 
@@ -129,8 +146,12 @@ def main() -> None:
         print(f"held-out: {args.seeds} seed(s) from {HELD_OUT} x {args.steps} steps", flush=True)
         seed_row = held_out(None, tmp / "runs", "seed", args.env, args.seeds, args.steps)
         evolved_row = held_out(lib, tmp / "runs", "evolved", args.env, args.seeds, args.steps)
+        rows = [seed_row, evolved_row]
+        if args.reference:
+            ref = held_out(None, tmp / "runs", "reference", args.env, args.seeds, args.steps, args.reference)
+            rows.append(ref)
     print(f"\n{'library':10} {'plays':28} {'Base%':>16} {'Coord.%':>16} {'Total%':>16}")
-    for row in (seed_row, evolved_row):
+    for row in rows:
         s = row["scores"]
         cells = [
             f"{s[k]['mean']:5.2f} [{s[k]['ci95'][0]:5.2f},{s[k]['ci95'][1]:5.2f}]"
@@ -161,6 +182,7 @@ def main() -> None:
                 "seed_library": seed_row,
                 "evolved_library": evolved_row,
                 "total_pct_ratio_evolved_over_seed": round(ratio, 3),
+                "reference": rows[2] if len(rows) > 2 else None,
             },
         },
         seeds=list(range(HELD_OUT, HELD_OUT + args.seeds)),

@@ -88,3 +88,13 @@ def test_compare_by_score_then_return():
     assert compare(a, dict(a)) == 0
     # without a family score: win rate first
     assert compare({"win_rate": 0.5, "mean_return": 0.0}, {"win_rate": 0.25, "mean_return": 9.0}) == 1
+
+
+def test_gate_is_off_by_default_and_a_bad_mode_is_one_clear_error():
+    from compass.config import RunConfig
+    from compass.config_file import ConfigFileError, build_config
+
+    assert RunConfig().keep_gate == "off"
+    assert RunConfig(keep_gate="eval", keep_gate_steps=50).keep_gate_steps == 50
+    with pytest.raises(ConfigFileError, match="keep_gate"):
+        build_config({}, {"keep_gate": "maybe"}, "run.yaml")
