@@ -656,7 +656,9 @@ class VLMPlanner:
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return False  # _add reports it
         skill.meta = dict(meta)
-        problem = await asyncio.to_thread(self.gate.precheck, skill)
+        # In the event loop's thread, not a worker thread: compiling parses an AST, and CPython 3.11's
+        # AST constructor is not safe against another thread parsing at the same time (SystemError).
+        problem = self.gate.precheck(skill)
         if problem is None:
             return False
         t.rec.add(module, kind="refused", skill=name, gate="check", reason=problem[:500])
