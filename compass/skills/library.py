@@ -309,30 +309,9 @@ class SkillLibrary:
         skill.meta.setdefault("created", datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
         who, kind = self._author(skill, author)
         with self._transaction(reason or _add_reason(skill), who, kind, "add"):
-            name = skill.name
-            if not overwrite and self._taken(name):
-                n = 2
-                while self._taken(f"{name}_v{n}"):
-                    n += 1
-                name = f"{name}_v{n}"
-                skill = rename_skill(skill, name)
-            path = self.dir / f"{name}.py"
-            compiled = compile_skill(
-                skill.code,
-                skill.name,
-                self.family,
-                self.display_name(path),
-                line_offset=header_length(skill.file_text()),
-            )
-            self.dir.mkdir(parents=True, exist_ok=True)
-            atomic_write_text(path, skill.file_text())
-        self._changes += 1
-        skill.path = path
-        self.skills[name] = skill
-        self.compiled[name] = compiled
-        return skill
+            return self._write(skill, overwrite)
 
-    # --- staging (compass.skills.gate: skills kept only when they hold up) --------------------
+    # --- staging (compass.skills.holdup: skills kept only when they hold up) --------------------
 
     def stage(self, skill: Skill) -> Skill:
         """Compile ``skill`` and make it usable in this process only: no file, no version.
@@ -382,7 +361,7 @@ class SkillLibrary:
         skill.meta.update(meta or {})
         who, kind = self._author(skill, None)
         with self._transaction(reason or _add_reason(skill), who, kind, "add"):
-            stored = self._write_new(skill)
+            stored = self._write(skill)
             if best_for is not None:
                 best = self._read_best()
                 best[str(best_for["task"])] = {**best_for, "skill": stored.name}
@@ -419,15 +398,15 @@ class SkillLibrary:
             return {}
         return {k: v for k, v in raw.items() if isinstance(v, dict)} if isinstance(raw, dict) else {}
 
-    def _write_new(self, skill: Skill) -> Skill:
-        """Write ``skill`` under a free name (inside a transaction); returns it as stored."""
-        name = skill.name
-        if self._taken(name):
+    def _write(self, skill: Skill, overwrite: bool = False) -> Skill:
+        """Compile and write ``skill`` (inside a transaction), under a free name unless ``overwrite``;
+        returns it as stored."""
+        if not overwrite and self._taken(skill.name):
             n = 2
-            while self._taken(f"{name}_v{n}"):
+            while self._taken(f"{skill.name}_v{n}"):
                 n += 1
-            skill = rename_skill(skill, f"{name}_v{n}")
-            name = skill.name
+            skill = rename_skill(skill, f"{skill.name}_v{n}")
+        name = skill.name
         path = self.dir / f"{name}.py"
         compiled = compile_skill(
             skill.code,
