@@ -67,9 +67,9 @@ def timed_eval(tmp: Path, name: str, seeds: int, workers: int, ray: str | None) 
 
 def bench_throughput(seeds: int) -> dict:
     modes = [
-        ("serial (1 worker, in process)", 1, None),
-        ("2 local workers", 2, None),
-        ("Ray local, 2 CPUs", 2, "local"),
+        ("serial", 1, None),  # 1 worker, in process
+        ("local_2_workers", 2, None),
+        ("ray_local_2_cpus", 2, "local"),
     ]
     out = {}
     with tempfile.TemporaryDirectory() as d:
@@ -92,21 +92,21 @@ def bench_throughput(seeds: int) -> dict:
     ]
     identical = all(s == same[0] for s in same)
     print(f"per-seed rows identical across the three modes: {identical}")
-    serial = out["serial (1 worker, in process)"]
+    serial = out["serial"]
     return {
         "modes": out,
         "identical_per_seed_rows": identical,
         "speedup_2_workers_end_to_end": round(
-            out["2 local workers"]["episodes_per_minute"] / serial["episodes_per_minute"], 2
+            out["local_2_workers"]["episodes_per_minute"] / serial["episodes_per_minute"], 2
         ),
         "speedup_ray_end_to_end": round(
-            out["Ray local, 2 CPUs"]["episodes_per_minute"] / serial["episodes_per_minute"], 2
+            out["ray_local_2_cpus"]["episodes_per_minute"] / serial["episodes_per_minute"], 2
         ),
         "speedup_2_workers_steady": round(
-            out["2 local workers"]["steady_episodes_per_minute"] / serial["steady_episodes_per_minute"], 2
+            out["local_2_workers"]["steady_episodes_per_minute"] / serial["steady_episodes_per_minute"], 2
         ),
         "speedup_ray_steady": round(
-            out["Ray local, 2 CPUs"]["steady_episodes_per_minute"] / serial["steady_episodes_per_minute"], 2
+            out["ray_local_2_cpus"]["steady_episodes_per_minute"] / serial["steady_episodes_per_minute"], 2
         ),
     }
 
