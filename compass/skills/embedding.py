@@ -17,6 +17,7 @@ project's CPU (benchmarks/bench_library_scale.py). ``COMPASS_EMBED_BACKEND=torch
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 from functools import cache
 from pathlib import Path
@@ -24,6 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from compass.util.atomic import atomic_write_bytes
+
+log = logging.getLogger(__name__)
 
 DIM = 384
 
@@ -132,7 +135,7 @@ def _onnx_session():
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
     except Exception as e:  # any export/load problem: torch still embeds, just slower
-        print(f"warning: ONNX embedding backend unavailable ({type(e).__name__}: {e}); using torch")
+        log.warning("ONNX embedding backend unavailable (%s: %s); using torch", type(e).__name__, e)
         return None
 
 
