@@ -136,40 +136,29 @@ def _play(job: Job) -> dict[str, Any]:
                 by_agent[u] = planner_for(cfg.planner if a.kind == "compass" else a.kind, a.arg)
             else:
                 groups.setdefault(a, []).append(u)
-        api = family.skill_api
-        ally_ctrl = [
-            build_controller(
-                a,
-                tuple(us),
-                ALLY,
-                env,
-                family,
-                lambda: library,
-                api,
-                cfg.isolation,
-                cfg.task,
-                cfg.sandbox_workers,
-            )
-            for a, us in groups.items()
-        ]
         egroups: dict = {}
         for u, a in enemy_map.items():
             egroups.setdefault(a, []).append(u)
-        enemy_ctrl = [
-            build_controller(
-                a,
-                tuple(us),
-                ENEMY,
-                env,
-                family,
-                lambda: library,
-                api,
-                cfg.isolation,
-                cfg.task,
-                cfg.sandbox_workers,
-            )
-            for a, us in egroups.items()
-        ]
+
+        def controllers(side_groups: dict, side) -> list:
+            return [
+                build_controller(
+                    a,
+                    tuple(us),
+                    side,
+                    env,
+                    family,
+                    lambda: library,
+                    family.skill_api,
+                    cfg.isolation,
+                    cfg.task,
+                    cfg.sandbox_workers,
+                )
+                for a, us in side_groups.items()
+            ]
+
+        ally_ctrl = controllers(groups, ALLY)
+        enemy_ctrl = controllers(egroups, ENEMY)
         distinct = {id(p) for p in by_agent.values()}
         if len(distinct) == 1 and len(by_agent) == env.n_agents:
             planner = next(iter(by_agent.values()))
