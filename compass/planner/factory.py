@@ -11,6 +11,18 @@ from compass.planner.base import LibraryPlanner, Planner
 from compass.skills.library import SkillLibrary
 
 
+def _check_vlm_options(cfg: RunConfig) -> None:
+    """A VLM run needs ``--vlm`` and cannot take ``--skill`` (raises ``ValueError`` saying which)."""
+    if cfg.skill is not None:
+        raise ValueError(
+            "--skill runs one named skill without a VLM; it cannot be combined with --planner vlm"
+        )
+    if not cfg.vlm:
+        raise ValueError(
+            "--planner vlm needs --vlm SPEC (e.g. openai:gpt-4o-mini, anthropic:claude-3-haiku-20240307)"
+        )
+
+
 def preflight(cfg: RunConfig) -> tuple[Any, bool | None]:
     """For a VLM run: validate the spec, check keys, probe the backend (one cheap call, or load a
     local model once) and settle the output mode, before the environment or the run directory
@@ -20,14 +32,7 @@ def preflight(cfg: RunConfig) -> tuple[Any, bool | None]:
     """
     if cfg.planner != "vlm":
         return None, None
-    if cfg.skill is not None:
-        raise ValueError(
-            "--skill runs one named skill without a VLM; it cannot be combined with --planner vlm"
-        )
-    if not cfg.vlm:
-        raise ValueError(
-            "--planner vlm needs --vlm SPEC (e.g. openai:gpt-4o-mini, anthropic:claude-3-haiku-20240307)"
-        )
+    _check_vlm_options(cfg)
     from compass.planner.answers import structured_output
     from compass.planner.vlm_planner import client_config
     from compass.vlm import VLMClient, VLMError
@@ -47,14 +52,7 @@ def make_planner(
     five-module closed-loop planner (over ``client`` when the caller already probed one)."""
     if cfg.planner == "library":
         return LibraryPlanner(library, skill=cfg.skill)
-    if cfg.skill is not None:
-        raise ValueError(
-            "--skill runs one named skill without a VLM; it cannot be combined with --planner vlm"
-        )
-    if not cfg.vlm:
-        raise ValueError(
-            "--planner vlm needs --vlm SPEC (e.g. openai:gpt-4o-mini, anthropic:claude-3-haiku-20240307)"
-        )
+    _check_vlm_options(cfg)
     from compass.planner.vlm_planner import VLMPlanner
 
     return VLMPlanner.from_config(
