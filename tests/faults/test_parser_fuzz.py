@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from benchmarks.bench_faults import SHAPES
 from compass.planner.parsing import (
     MAX_REPLY_CHARS,
     SECTIONS,
@@ -98,18 +99,8 @@ def test_fenced_code_is_recovered(code, lang):
 
 def _adversarial(size: int) -> dict[str, str]:
     """Replies of about ``size`` characters in each shape that used to be super-linear."""
-    unit = {
-        "spaces_after_header": "##" + " " * 250 + "\n",
-        "newlines": "\n",
-        "backticks": "`",
-        "fence_lines": "```\n",
-        "unclosed_fence": "```python\nx\n",
-        "headers": "**Game situation**: x\n",
-        "bold_spaces": "** " + " " * 60 + "game" + " " * 60 + "situation\n",
-        "def_spaces": "def" + " " * 200 + "x" * 200 + "\n",
-        "identifier": "a" * 1000 + " ",
-        "paths": "a/" * 100,
-    }
+    # The shapes the benchmark times (benchmarks/bench_faults.py), plus two it does not.
+    unit = {**SHAPES, "identifier": "a" * 1000 + " ", "paths": "a/" * 100}
     return {name: (u * (size // len(u) + 1))[:size] for name, u in unit.items()}
 
 
