@@ -20,6 +20,7 @@ from compass.config import DEFAULT_ENV, RunConfig
 from compass.demos.cli import demos_app, skills_bootstrap
 from compass.eval.cli import register as register_eval
 from compass.library_cli import register as register_library_commands
+from compass.play.cli import play_command
 from compass.viewer.cli import view_command
 
 app = typer.Typer(
@@ -346,6 +347,7 @@ def skills_check(library: LibraryOpt = None, family: FamilyOpt = "combat") -> No
 
 register_library_commands(skills_app)  # add | edit | rm | rename | diff | history | revert
 app.command("view")(view_command)
+app.command("play")(play_command)
 
 
 def entrypoint() -> None:  # pragma: no cover - console script shim

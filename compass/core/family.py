@@ -102,6 +102,9 @@ class GameFamily:
     y_axis: Literal["north", "south"] = "north"
     #: family-specific unit controller kinds (``compass.core.controller``), e.g. ``heuristic``, ``mappo``
     controllers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    #: ``human_keys(view) -> tuple[HumanKey, ...]``: what a person controlling the agent of ``view``
+    #: may do this step, with its keys (``compass play``); None: the family cannot be played by hand
+    human_keys: Callable[[AgentView], tuple[Any, ...]] | None = None
 
     @property
     def prompts_dir(self) -> Path:

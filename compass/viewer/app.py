@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import html
 import json
-import secrets
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import Body, FastAPI, HTTPException, Query, Request
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi import Body, FastAPI, HTTPException, Query
+from fastapi.responses import HTMLResponse, Response
 
+from compass.viewer.access import protect
 from compass.viewer.library import LibraryView, lineage, skill_row, usage_in_runs
 from compass.viewer.replay import ReplayCache, ReplayUnavailable
 from compass.viewer.runs import RunNotFound, RunStore
@@ -42,10 +42,16 @@ def _page(title: str, body: str, script: str = "") -> HTMLResponse:
     )
 
 
-def create_app(runs_dir: Path, library: Path | None = None, token: str | None = None) -> FastAPI:
+def create_app(
+    runs_dir: Path,
+    library: Path | None = None,
+    token: str | None = None,
+    hosts: frozenset[str] | None = None,
+) -> FastAPI:
     """The viewer app for the runs under ``runs_dir`` and the library root ``library``.
 
-    With ``token`` set, every request must carry it (``?token=`` once, then a cookie).
+    With ``token`` set, every request must carry it (``?token=`` once, then a cookie); with
+    ``hosts`` set, only requests whose Host is one of them are answered (``compass.viewer.access``).
     """
     store = RunStore(runs_dir)
     replays = ReplayCache(store)
@@ -61,16 +67,7 @@ def create_app(runs_dir: Path, library: Path | None = None, token: str | None = 
     libs = LibraryView(library)
     app.state.store, app.state.replays, app.state.libs = store, replays, libs
 
-    if token:
-
-        @app.middleware("http")
-        async def require_token(request: Request, call_next):
-            given = request.query_params.get("token") or request.cookies.get("compass_token")
-            if not given or not secrets.compare_digest(given, token):
-                return JSONResponse({"detail": "token required: open the URL printed by compass view"}, 401)
-            response = await call_next(request)
-            response.set_cookie("compass_token", token, httponly=True, samesite="strict")
-            return response
+    protect(app, token, hosts)
 
     def not_found(e: Exception) -> HTTPException:
         return HTTPException(404, str(e.args[0]) if e.args else str(e))

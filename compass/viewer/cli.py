@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import secrets
 from pathlib import Path
 from typing import Annotated
@@ -12,15 +11,6 @@ from rich.console import Console
 from rich.markup import escape
 
 err = Console(stderr=True)
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def view_command(
@@ -43,6 +33,7 @@ def view_command(
     try:
         import uvicorn
 
+        from compass.viewer.access import allowed_hosts
         from compass.viewer.app import create_app
     except ImportError as e:
         err.print(
@@ -55,9 +46,11 @@ def view_command(
     if library is not None and not library.is_dir():
         err.print(f"[bold red]error:[/] no library root {escape(str(library))}")
         raise typer.Exit(2)
-    if not _loopback(host) and not token:
+    from compass.viewer.access import is_loopback
+
+    if not is_loopback(host) and not token:
         token = secrets.token_urlsafe(16)
-    app = create_app(runs_dir, library, token)
+    app = create_app(runs_dir, library, token, allowed_hosts(host))
     config = uvicorn.Config(app, host=host, port=port, log_level="warning")
     server = uvicorn.Server(config)
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
