@@ -139,18 +139,12 @@ play for the keys. Closing the tab ends the episode (it is recorded as abandoned
     @app.get("/api/play/{sid}/state")
     async def api_state(sid: str, after: int = Query(0, ge=0)) -> dict[str, Any]:
         s = sitting(sid)
-        if s.human is not None:
-            s.human.seen()
-        st = await s.board.wait(after, POLL_S)
-        if s.human is not None:
-            s.human.seen()
-        return st
+        with s.human.poll():
+            return await s.board.wait(after, POLL_S)
 
     @app.post("/api/play/{sid}/act")
     def api_act(sid: str, body: Annotated[dict, Body()]) -> JSONResponse:
         s = sitting(sid)
-        if s.human is None:
-            return JSONResponse({"detail": "the episode has not started"}, 409)
         t, action = body.get("t"), body.get("action")
         if not isinstance(t, int) or not isinstance(action, int) or isinstance(action, bool):
             return JSONResponse({"detail": "send {t: int, action: int}"}, 422)

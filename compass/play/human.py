@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -101,7 +102,7 @@ class HumanController:
         self,
         agent: int,
         keys: Callable[[AgentView], tuple[HumanKey, ...]],
-        trace: Callable[[dict[str, Any]], None],
+        trace: Callable[[dict[str, Any]], None] | None,
         board: Board,
         *,
         pace: float | None = None,
@@ -118,14 +119,26 @@ class HumanController:
         self._inbox: asyncio.Queue | None = None
         self._open: tuple[int, int, dict[int, HumanKey]] | None = None  # (episode, t, action -> key)
         self.last_seen = time.monotonic()
+        self.polling = 0  # long polls waiting now: a page that waits for the next frame is there
         self.left: str | None = None  # why the person is gone (set from the server's thread)
         self.reactions_ms: list[float] = []
 
     # --- the server's side (any thread) ---------------------------------------------------------
 
     def seen(self) -> None:
-        """The page polled: the person is still there."""
+        """The page polled or acted: the person is still there."""
         self.last_seen = time.monotonic()
+
+    @contextlib.contextmanager
+    def poll(self):
+        """A long poll in progress counts as contact for as long as it waits."""
+        self.seen()
+        self.polling += 1
+        try:
+            yield
+        finally:
+            self.polling -= 1
+            self.seen()
 
     def leave(self, why: str = "the page was closed") -> None:
         """The person is gone; the episode ends as ``abandoned`` at its next wait."""
@@ -156,7 +169,8 @@ class HumanController:
     def _put(self, item: Any) -> None:
         loop, inbox = self._loop, self._inbox
         if loop is not None and inbox is not None:
-            loop.call_soon_threadsafe(inbox.put_nowait, item)
+            with contextlib.suppress(RuntimeError):  # the episode's loop is gone: nothing waits
+                loop.call_soon_threadsafe(inbox.put_nowait, item)
 
     # --- the episode's side ---------------------------------------------------------------------
 
@@ -164,6 +178,8 @@ class HumanController:
         """Why the person counts as gone now, or None."""
         if self.left:
             return self.left
+        if self.polling > 0:
+            return None
         idle = time.monotonic() - self.last_seen
         if idle > self.abandon_after:
             return f"no contact for {idle:.0f} s"
@@ -202,18 +218,22 @@ class HumanController:
                 item = None  # a late answer to an earlier step (cannot happen: submit checks t)
         if item is None:  # the frame's time ran out: the no-op, recorded as such
             self._close_step()
-            self.trace(self._record(episode, t, NOOP, "", "pace", None, None))
+            self._trace(self._record(episode, t, NOOP, "", "pace", None, None))
             return {self.agent: NOOP}
         _, action, via, client_rt, at = item
         key = next((k.key for k in keys if k.action == action), "")
         reaction = round((at - shown) * 1000, 1)
         self.reactions_ms.append(reaction)
-        self.trace(self._record(episode, t, action, key, via, reaction, client_rt))
+        self._trace(self._record(episode, t, action, key, via, reaction, client_rt))
         return {self.agent: action}
 
     def _close_step(self) -> None:
         with self._lock:
             self._open = None
+
+    def _trace(self, record: dict[str, Any]) -> None:
+        if self.trace is not None:
+            self.trace(record)
 
     def _record(
         self,

@@ -11,6 +11,7 @@ input over through :class:`~compass.play.human.HumanController`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import secrets
 import threading
@@ -92,11 +93,16 @@ class Sitting:
     id: str = field(default_factory=lambda: secrets.token_urlsafe(12))
     board: Board = field(default_factory=Board)
     run_dir: Path | None = None
-    human: HumanController | None = None
+    human: HumanController = field(init=False)
     done: bool = False
     outcomes: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        s = self.settings
+        # Made now, so the page's polls count as contact while the game and agents load.
+        self.human = HumanController(
+            s.unit, lambda view: (), None, self.board, pace=s.pace, abandon_after=s.abandon_after
+        )
         self._loop: asyncio.AbstractEventLoop | None = None
         self._next: asyncio.Event | None = None
         self._thread = threading.Thread(target=self._main, name=f"play-{self.id[:6]}", daemon=True)
@@ -109,14 +115,14 @@ class Sitting:
 
     def next_episode(self) -> None:
         """The person asked for the next episode (between episodes)."""
-        if self.human is not None:
-            self.human.seen()
+        self.human.seen()
         if self._loop is not None and self._next is not None:
-            self._loop.call_soon_threadsafe(self._next.set)
+            with contextlib.suppress(RuntimeError):  # the sitting's loop has ended
+                self._loop.call_soon_threadsafe(self._next.set)
 
     def leave(self, why: str = "the page was closed") -> None:
-        if self.human is not None:
-            self.human.leave(why)
+        """The person is gone: the episode under way ends as ``abandoned``, no further one starts."""
+        self.human.leave(why)
         self.next_episode()
 
     # --- the sitting's thread -------------------------------------------------------------------
@@ -216,16 +222,11 @@ class Sitting:
             planner = UnitPlanners(library, by_agent)
             comm = CommProtocol(cfg.comm, seed=cfg.seed)
             scorer = family.make_scorer(env) if family.make_scorer else None
-            self.human = human = HumanController(
-                s.unit,
-                family.human_keys,  # type: ignore[arg-type]
-                writer.trace,
-                self.board,
-                pace=s.pace,
-                abandon_after=s.abandon_after,
-                panel=lambda agent, view: _panel(comm, agent, view, s.unit),
-                header=lambda: {"episodes": s.episodes, "max_steps": getattr(env, "max_steps", None)},
-            )
+            human = self.human
+            human.keys = family.human_keys  # type: ignore[assignment]
+            human.trace = writer.trace
+            human.panel = lambda agent, view: _panel(comm, agent, view)
+            human.header = lambda: {"episodes": s.episodes, "max_steps": getattr(env, "max_steps", None)}
             external = frozenset({s.unit} | {u for c in ctrl for u in c.units})
             runner = EpisodeRunner(
                 team_env,
@@ -340,7 +341,7 @@ class Sitting:
         return human.gone() is None
 
 
-def _panel(comm: Any, agent: int, view: Any, unit: int) -> dict[str, Any]:
+def _panel(comm: Any, agent: int, view: Any) -> dict[str, Any]:
     """Beside the frame: what teammates told the person's agent (sub-tasks, skills) and the
     entities they relayed (the entity memory), as the agent's own planner would get them."""
     from compass.comm.minimap import minimap_text
