@@ -5,7 +5,7 @@ Pages: ``/play`` instructions (``?participant=ID`` is carried into the run's man
 /api/play/start`` starts a sitting, whose game page is ``/play/s/{id}``, ``/play/s/{id}/done``
 the completion page. API (one sitting each, by its unguessable id): ``GET /api/play/{id}/state
 ?after=V`` long-polls the next state (a poll also says the person is still there), ``POST
-/api/play/{id}/act`` ``{t, action, via, rt_ms}`` hands over the person's action (refused: 4xx with
+/api/play/{id}/act`` ``{t, action, key, rt_ms}`` (no key: clicked) hands over the person's action (refused: 4xx with
 a reason), ``POST /api/play/{id}/next`` starts the next episode, ``POST /api/play/{id}/leave``
 (the page's ``pagehide`` beacon) ends the episode as ``abandoned``.
 """
@@ -151,8 +151,11 @@ play for the keys. Closing the tab ends the episode (it is recorded as abandoned
         unit = body.get("unit")
         if unit is not None and (not isinstance(unit, int) or isinstance(unit, bool)):
             return JSONResponse({"detail": "unit must be an integer"}, 422)
+        key = body.get("key")
+        if key is not None and not isinstance(key, str):
+            return JSONResponse({"detail": "key must be a string"}, 422)
         try:
-            s.human.submit(t, action, unit, str(body.get("via", "key")), body.get("rt_ms"))
+            s.human.submit(t, action, unit, rt_ms=body.get("rt_ms"), key=key)
         except Refused as r:
             return JSONResponse({"detail": str(r)}, r.status)
         return JSONResponse({"ok": True})

@@ -117,7 +117,7 @@ class HumanController:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._inbox: asyncio.Queue | None = None
-        self._open: tuple[int, int, dict[int, HumanKey]] | None = None  # (episode, t, action -> key)
+        self._open: tuple[int, int, dict[int, set[str]]] | None = None  # (episode, t, action -> keys)
         self.last_seen = time.monotonic()
         self.polling = 0  # long polls waiting now: a page that waits for the next frame is there
         self.left: str | None = None  # why the person is gone (set from the server's thread)
@@ -146,10 +146,11 @@ class HumanController:
         self._put(None)
 
     def submit(
-        self, t: int, action: int, unit: int | None = None, via: str = "key", rt_ms: Any = None
+        self, t: int, action: int, unit: int | None = None, rt_ms: Any = None, key: str | None = None
     ) -> None:
-        """Hand the person's ``action`` for step ``t`` to the episode; :class:`Refused` if it is not
-        this step's, not a legal action of the person's own unit, or the step already has one."""
+        """Hand the person's ``action`` for step ``t`` (sent with ``key``; None: clicked) to the
+        episode; :class:`Refused` if it is not this step's, not a legal action of the person's own
+        unit, the key does not send it, or the step already has one."""
         self.seen()
         if unit is not None and unit != self.agent:
             raise Refused(f"unit {unit} is not yours (you control unit {self.agent})", 403)
@@ -160,11 +161,14 @@ class HumanController:
             offered = self._open[2]
             if action not in offered:
                 raise Refused(f"action {action} is not one of unit {self.agent}'s actions at step {t}")
+            if key is not None and key not in offered[action]:
+                raise Refused(f"key {key[:20]!r} does not send action {action}")
             self._open = None  # one action per step: a second one for t is refused above
         client_rt = None
         if isinstance(rt_ms, int | float) and not isinstance(rt_ms, bool) and 0 <= rt_ms < 3.6e6:
             client_rt = round(float(rt_ms), 1)
-        self._put((t, action, via if via in ("key", "click") else "key", client_rt, time.perf_counter()))
+        via = "click" if key is None else "key"
+        self._put((t, action, via, key or "", client_rt, time.perf_counter()))
 
     def _put(self, item: Any) -> None:
         loop, inbox = self._loop, self._inbox
@@ -197,8 +201,11 @@ class HumanController:
                 raise EpisodeStopped("abandoned", why)
             return {}
         keys = tuple(self.keys(view))
+        offered: dict[int, set[str]] = {}
+        for k in keys:
+            offered.setdefault(k.action, set()).add(k.key)
         with self._lock:
-            self._open = (episode, t, {k.action: k for k in keys})
+            self._open = (episode, t, offered)
         shown = time.perf_counter()
         self.board.publish(self._state(episode, t, view, keys))
         deadline = None if self.pace is None else shown + 1.0 / self.pace
@@ -220,8 +227,7 @@ class HumanController:
             self._close_step()
             self._trace(self._record(episode, t, NOOP, "", "pace", None, None))
             return {self.agent: NOOP}
-        _, action, via, client_rt, at = item
-        key = next((k.key for k in keys if k.action == action), "")
+        _, action, via, key, client_rt, at = item
         reaction = round((at - shown) * 1000, 1)
         self.reactions_ms.append(reaction)
         self._trace(self._record(episode, t, action, key, via, reaction, client_rt))

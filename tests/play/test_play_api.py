@@ -80,6 +80,7 @@ def test_forged_and_stale_input_is_refused(smax):
     st = p.until("play")
     t, legal = st["t"], [k["action"] for k in st["keys"]]
     assert p.act(t, legal[0], unit=1).status_code == 403  # another unit
+    assert p.act(t, legal[0], key="q").status_code == 400  # a key that does not send it
     assert p.act(t, 99).status_code == 400  # not one of the game's actions now
     assert p.act(t + 5, legal[0]).status_code == 409  # not the open step
     assert p.act(t, "stop").status_code == 422

@@ -31,14 +31,14 @@
     const seen = new Set();
     keys = new Map();
     for (const k of state.keys || []) {
-      if (k.key) keys.set(k.key.length === 1 ? k.key.toLowerCase() : k.key, k.action);
+      if (k.key) keys.set(k.key, k.action);
       if (seen.has(k.action)) continue;
       seen.add(k.action);
       const li = document.createElement("li");
       li.dataset.action = k.action;
       li.className = "act";
       li.textContent = (k.key ? `[${k.key === " " ? "space" : k.key}] ` : "") + k.label;
-      li.addEventListener("click", () => send(k.action, "click"));
+      li.addEventListener("click", () => send(k.action, null));
       ol.appendChild(li);
     }
     const tb = $("keymap"); tb.innerHTML = "";
@@ -54,7 +54,6 @@
 
   async function render(state) {
     st = state;
-    document.body.dataset.phase = state.phase;
     if (state.phase === "play") {
       $("between").hidden = true;
       const img = $("frame");
@@ -64,6 +63,7 @@
       await new Promise((r) => requestAnimationFrame(r));
       shownAt = performance.now();
       if (pressedAt !== null) { window.compassLatencies.push(shownAt - pressedAt); pressedAt = null; }
+      window.compassState = state; // what is on screen (tests and the latency benchmark read it)
       document.body.dataset.t = String(state.t);
       document.body.dataset.episode = String(state.episode);
       const hp = Math.round(100 * state.health);
@@ -81,24 +81,27 @@
       $("shared").textContent = state.shared || "";
       $("obs").textContent = state.text || "";
       setStatus(state.alive ? "your move" : "watching", "ok");
+      document.body.dataset.phase = "play"; // last: the frame, keys and step are on screen
     } else if (state.phase === "between") {
       $("between").hidden = false;
       $("between-text").textContent = `Episode ${state.episode + 1} of ${state.episodes}: ${state.outcome} after ${state.steps} steps.` +
         (state.headline ? ` ${state.headline}` : "");
       setStatus("between episodes", "ok");
+      document.body.dataset.phase = "between";
       $("next").focus();
     } else if (state.phase === "error") {
       setStatus(`error: ${state.message}`, "err");
+      document.body.dataset.phase = "error";
     } else {
       setStatus("starting… (loading the game and the agents)", "");
     }
   }
 
-  async function send(action, via) {
+  async function send(action, key) {
     if (!st || st.phase !== "play" || !st.alive || sentFor === st.t) return;
     sentFor = st.t;
     pressedAt = performance.now();
-    const r = await post(api("act"), { t: st.t, action, via, rt_ms: pressedAt - shownAt });
+    const r = await post(api("act"), { t: st.t, action, key, rt_ms: pressedAt - shownAt });
     if (!r.ok) {
       const j = await r.json().catch(() => ({}));
       setStatus(`refused: ${j.detail || r.status}`, "err");
@@ -132,8 +135,8 @@
     if (ev.key === "?") { $("help").hidden = !$("help").hidden; ev.preventDefault(); return; }
     if (ev.key === "Escape") { $("help").hidden = true; return; }
     if (st && st.phase === "between" && ev.key === "Enter") { ev.preventDefault(); nextEpisode(); return; }
-    const k = ev.key.length === 1 ? ev.key.toLowerCase() : ev.key;
-    if (st && st.phase === "play" && keys.has(k)) { ev.preventDefault(); send(keys.get(k), "key"); }
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (st && st.phase === "play" && keys.has(ev.key)) { ev.preventDefault(); send(keys.get(ev.key), ev.key); }
   });
   function nextEpisode() { $("between").hidden = true; post(api("next")); }
   $("next").addEventListener("click", nextEpisode);
