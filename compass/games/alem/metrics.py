@@ -251,6 +251,10 @@ def summarise(episodes: Sequence[EpisodeScore], n: int = 10000, alpha: float = 0
     survived = [float(np.mean([a.steps_survived for a in e.agents])) for e in episodes]
     lo, hi = bootstrap_ci(survived, n, alpha, seed)
     out["steps_survived"] = {"mean": float(np.mean(survived)), "ci95": [lo, hi]}
+    # Per agent, pooled over episodes (issue 23's survival target is a median per agent).
+    out["steps_survived_median_per_agent"] = float(
+        np.median([a.steps_survived for e in episodes for a in e.agents])
+    )
     out["steps"] = float(np.mean([e.steps for e in episodes]))
     counts = [float(np.mean([len(a.achievements) for a in e.agents])) for e in episodes]
     out["achievements_per_agent"] = float(np.mean(counts))
