@@ -73,7 +73,12 @@ from compass.games.alem.protocol import (  # noqa: E402
 from compass.games.alem.scenarios import PRESETS, SCENARIOS  # noqa: E402
 from compass.util.atomic import atomic_write_json  # noqa: E402
 
-LIBRARY = get_family("alem").seed_skills_dir
+# The library compass run plays by default: $COMPASS_LIBRARY/alem when set, else the shipped skills.
+LIBRARY = (
+    Path(os.environ["COMPASS_LIBRARY"]) / "alem"
+    if os.environ.get("COMPASS_LIBRARY")
+    else get_family("alem").seed_skills_dir
+)
 LEADERBOARD_DIFFICULTIES = ("easy", "medium", "hard")
 LEADERBOARD_STEPS = 10000
 LEADERBOARD_REPS = 10000  # make_submission.py's BOOTSTRAP_REPS
