@@ -77,6 +77,9 @@ def check_settings(s: PlaySettings) -> dict[str, Any]:
     if not 0 <= s.unit < env.n_agents:
         raise ValueError(f"--unit {s.unit}: {s.env} has allied units 0-{env.n_agents - 1}")
     resolve(parse_team(s.team), env.n_agents, "--team")
+    views = env.reset(s.seed)  # compile reset, step and the ego frame now, not at a person's first key
+    views[s.unit].frame()
+    env.step([0] * env.n_agents)
     return {"family": family.name, "n_agents": env.n_agents, "max_steps": getattr(env, "max_steps", None)}
 
 
