@@ -10,6 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from compass.eval.runs import rows_of
 from compass.play.study import PlaySettings
 from compass.trace import read_trace
 from tests.play.conftest import Player, serve
@@ -65,6 +66,10 @@ def test_a_sitting_of_two_episodes_is_recorded_and_replays(smax):
     assert all(r["controller"] == "human" and r["reaction_ms"] >= 0 for r in human)
     steps = {(r["episode"], r["t"]): r["actions"][0] for r in trace if r["kind"] == "step"}
     assert all(steps[k] == a for k, a in chosen.items())  # the traced step holds the person's action
+
+    # compass eval's aggregation reads it like any run (compass runs / compare).
+    rows = rows_of(run)
+    assert [r["outcome"] for r in rows] == st["outcomes"] and rows[0]["extra"]["human"]["unit"] == 0
 
     # The viewer (same server) lists the run and re-simulates it without diverging.
     rows = httpx.get(f"{url}/api/runs").json()
