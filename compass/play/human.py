@@ -278,8 +278,11 @@ class HumanController:
             "health": round(float(view.own.health), 3),
             "text": view.text,
             "keys": [{"key": k.key, "action": k.action, "label": k.label} for k in keys],
-            "frame": png_data_url(view.frame()),
         }
+        try:
+            state["frame"] = png_data_url(view.frame())
+        except Exception:  # an env that draws no frame for a dead unit: the page keeps the last one
+            state["frame"] = None
         if self.panel is not None:
             state.update(self.panel(self.agent, view))
         return state

@@ -57,7 +57,7 @@
     if (state.phase === "play") {
       $("between").hidden = true;
       const img = $("frame");
-      img.src = state.frame;
+      if (state.frame) img.src = state.frame;
       try { await img.decode(); } catch (e) { /* shown anyway */ }
       if (st !== state) return; // a newer state arrived while decoding
       await new Promise((r) => requestAnimationFrame(r));
