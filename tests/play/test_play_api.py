@@ -77,6 +77,8 @@ def test_a_sitting_of_two_episodes_is_recorded_and_replays(smax):
     r = httpx.get(f"{url}/api/runs/{run.name}/episodes/1/frame/11/global.png", timeout=120)
     assert r.status_code == 200 and r.headers["content-type"] == "image/png"
     assert "X-Replay-Diverged-At" not in r.headers
+    window = httpx.get(f"{url}/api/runs/{run.name}/episodes/0/steps", params={"start": 0, "count": 3}).json()
+    assert [w["human"]["action"] for w in window["steps"]] == [chosen[(0, t)] for t in range(3)]
 
 
 def test_forged_and_stale_input_is_refused(smax):

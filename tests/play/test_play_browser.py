@@ -92,6 +92,12 @@ def test_smax_played_with_keys_is_recorded_and_replays_in_the_viewer(browser, tm
         page.goto(f"{url}/runs/{run.name}/episodes/0?t=5")
         page.wait_for_selector("#timeline .agent-col")
         page.wait_for_function("document.getElementById('global').naturalWidth > 0")
+        page.wait_for_selector("#stepinfo .human")
+        key5 = dict(pressed).get(5)
+        info = page.inner_text("#stepinfo")
+        assert "person (agent 0)" in info and "0:person" in info
+        if key5 is not None:
+            assert f'key "{key5}"' in info
         page.close()
 
 
