@@ -11,7 +11,7 @@ from PIL import Image
 
 def test_runs_list_shows_outcomes_tokens_and_errors(viewer_url):
     runs = {r["id"]: r for r in httpx.get(f"{viewer_url}/api/runs").json()}
-    assert set(runs) == {"vlm-run", "lib-run"}
+    assert set(runs) == {"vlm-run", "lib-run", "mini-eval"}
     vlm = runs["vlm-run"]
     assert vlm["status"] == "finished" and vlm["n_episodes"] == 1
     assert vlm["tokens"] > 0 and vlm["episodes"][0]["outcome"] in {"win", "loss", "timeout"}
@@ -19,6 +19,33 @@ def test_runs_list_shows_outcomes_tokens_and_errors(viewer_url):
     assert [r["id"] for r in httpx.get(f"{viewer_url}/api/runs", params={"q": "test-model"}).json()] == [
         "vlm-run"
     ]
+
+
+def test_an_eval_result_is_listed_with_its_report_plot_and_episode_replays(viewer_url):
+    """`compass eval` writes beside the runs; its summary.json is not a run's (episodes is a count)."""
+    assert httpx.get(f"{viewer_url}/").status_code == 200
+    runs = {r["id"]: r for r in httpx.get(f"{viewer_url}/api/runs").json()}
+    ev = runs["mini-eval"]
+    assert ev["kind"] == "eval" and ev["status"] == "finished" and ev["n_episodes"] == 4
+    assert ev["configs"] == ["comm=none", "comm=multihop"]
+    assert {(e["config"], e["seed"]) for e in ev["episodes"]} == {
+        (c, s) for c in ("comm=none", "comm=multihop") for s in (0, 1)
+    }
+    page = httpx.get(f"{viewer_url}/runs/mini-eval")
+    assert page.status_code == 200 and "<th>win %</th>" in page.text  # the report's table, as HTML
+    plot = httpx.get(f"{viewer_url}/api/runs/mini-eval/file", params={"path": "report.png"})
+    assert plot.status_code == 200 and plot.content.startswith(b"\x89PNG")
+    # Each kept trace opens as a run of its own, with the episode the eval recorded.
+    trace = ev["episodes"][0]["trace"]
+    assert trace == "mini-eval~traces~comm=none~smax_protoss_5_vs_5~seed-0"
+    run = httpx.get(f"{viewer_url}/api/runs/{trace}").json()
+    assert run["env"] == "smax:protoss_5_vs_5" and run["seed"] == 0
+    assert [e["outcome"] for e in run["episodes"]] == [ev["episodes"][0]["outcome"]]
+    assert (
+        httpx.get(f"{viewer_url}/api/runs/{trace}/episodes/0").json()["steps"] == ev["episodes"][0]["steps"]
+    )
+    # A nested id never leaves the runs directory.
+    assert httpx.get(f"{viewer_url}/api/runs/mini-eval~..~..~etc").status_code == 404
 
 
 def test_steps_come_in_windows_with_decisions_and_prompt_links(viewer_url, recorded):

@@ -126,3 +126,14 @@ def test_compare_two_runs_of_the_same_seed(page, viewer_url):
     page.keyboard.press("ArrowRight")
     page.wait_for_function("document.getElementById('step').value === '1'")
     assert "reward" in page.inner_text("#info-a") and "reward" in page.inner_text("#info-b")
+
+
+def test_an_eval_result_opens_with_its_report_and_an_episode_replays(page, viewer_url):
+    page.goto(viewer_url + "/")
+    page.click("text=mini-eval")
+    page.wait_for_selector("#report table")
+    assert "comm=multihop" in page.inner_text("#report")
+    page.wait_for_function("document.getElementById('report-plot').naturalWidth > 0")
+    page.locator("#eval-episodes a", has_text="replay").first.click()
+    page.wait_for_function("document.getElementById('global').naturalWidth > 0")
+    assert "episode 0" in page.title()
