@@ -8,10 +8,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.syntax import Syntax
 from rich.table import Column, Table
 
 from compass.cli_errors import ErrorReportingGroup, set_debug
@@ -20,6 +18,7 @@ from compass.config import DEFAULT_ENV, RunConfig
 from compass.demos.cli import demos_app, skills_bootstrap
 from compass.eval.cli import register as register_eval
 from compass.library_cli import register as register_library_commands
+from compass.util.console import Console, print_code, print_table
 from compass.viewer.cli import view_command
 
 app = typer.Typer(
@@ -257,7 +256,7 @@ def _module_table(usage: dict) -> None:
             str(m.get("total_tokens", 0)),
             f"{m.get('latency_s_mean', 0):.2f}",
         )
-    console.print(table)
+    print_table(console, table)
 
 
 # --- skills -----------------------------------------------------------------------------------------
@@ -295,7 +294,7 @@ def skills_list(library: LibraryOpt = None, family: FamilyOpt = "combat") -> Non
             str(st.get("errors", 0)),
             (s.description.splitlines() or [""])[0][:70],
         )
-    console.print(table)
+    print_table(console, table)
 
 
 @skills_app.command("show")
@@ -306,7 +305,7 @@ def skills_show(name: str, library: LibraryOpt = None, family: FamilyOpt = "comb
         skill = lib.get(name)
     except KeyError as e:
         _fail(str(e.args[0]))
-    console.print(Syntax(skill.file_text(), "python", line_numbers=True))
+    print_code(console, skill.file_text())
 
 
 @skills_app.command("search")
@@ -318,7 +317,7 @@ def skills_search(query: str, k: int = 5, library: LibraryOpt = None, family: Fa
         table.add_row(
             f"{hit.score:.3f}", hit.skill.name, (hit.skill.description.splitlines() or [""])[0][:80]
         )
-    console.print(table)
+    print_table(console, table)
 
 
 @skills_app.command("check")
@@ -331,7 +330,7 @@ def skills_check(library: LibraryOpt = None, family: FamilyOpt = "combat") -> No
     table = Table(Column("skill", no_wrap=True), "observations", "errors", "first error")
     for row in report:
         table.add_row(row.name, str(row.runs), str(len(row.errors)), row.errors[0] if row.errors else "")
-    console.print(table)
+    print_table(console, table)
     bad = [r for r in report if r.errors] + [p for p in lib.problems if p.fatal]
     if bad:
         err.print(f"[red]{len(bad)} skill file(s) with problems[/]")

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
-from rich.syntax import Syntax
 from rich.table import Table
+
+from compass.util.console import Console, print_code, print_table
 
 console = Console()
 err = Console(stderr=True)
@@ -186,7 +186,7 @@ def skills_diff(
     if not text:
         console.print("no difference")
         return
-    console.print(Syntax(text, "diff", theme="ansi_dark"))
+    print_code(console, text, "diff", line_numbers=False)
 
 
 def skills_history(name: str, library: LibraryOpt = None, family: FamilyOpt = "combat") -> None:
@@ -206,7 +206,7 @@ def skills_history(name: str, library: LibraryOpt = None, family: FamilyOpt = "c
             v.action,
             escape(v.reason),
         )
-    console.print(table)
+    print_table(console, table)
 
 
 def skills_revert(

@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from compass.util.console import Console
 
 demos_app = typer.Typer(no_args_is_help=True, help="Train MAPPO demonstrators and record demonstrations.")
 console = Console()

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
+
+from compass.util.console import Console
 
 err = Console(stderr=True)
 
