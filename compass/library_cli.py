@@ -44,6 +44,10 @@ def _open(library: Path | None, family: str, create: bool = False):
     if root is None:
         _fail("the shipped seed library is read-only: pass --library DIR (or set $COMPASS_LIBRARY)")
     if create:
+        if not Path(root).is_dir():  # a one-skill library by accident; a library starts with init
+            _fail(
+                f"no library at {root}: start one with `compass skills init {root}` (the shipped seed skills, versioned)"
+            )
         (Path(root) / family).mkdir(parents=True, exist_ok=True)
     try:
         lib = SkillLibrary(root, family)
@@ -69,6 +73,7 @@ def _guard(fn, *args, **kwargs):
 
 def register(skills_app: typer.Typer) -> None:
     """Add the editing commands to the ``compass skills`` group."""
+    skills_app.command("init")(skills_init)
     skills_app.command("add")(skills_add)
     skills_app.command("edit")(skills_edit)
     skills_app.command("rm")(skills_rm)
@@ -76,6 +81,23 @@ def register(skills_app: typer.Typer) -> None:
     skills_app.command("diff")(skills_diff)
     skills_app.command("history")(skills_history)
     skills_app.command("revert")(skills_revert)
+
+
+def skills_init(
+    directory: Annotated[Path, typer.Argument(help="new (or empty) directory for the library root")],
+    family: Annotated[
+        list[str] | None, typer.Option(help="only these families (repeatable; default: every family)")
+    ] = None,
+) -> None:
+    """Start an editable, versioned library: a copy of the shipped seed skills of every family."""
+    from compass.skills.library import init_library
+
+    counts = _guard(init_library, directory, family or None)
+    listed = ", ".join(f"{n} {f}" for f, n in counts.items())
+    console.print(
+        f"library {directory}: {listed} skills, each at version 1 (git history in {directory}/.git)"
+    )
+    console.print(f"use it with --library {directory}, or export COMPASS_LIBRARY={directory}")
 
 
 def skills_add(
