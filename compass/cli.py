@@ -206,7 +206,9 @@ def run(
         o = summary["overall"]
         lo, hi = o["win_rate_ci95"]
         result = f"win rate {o['win_rate']:.2f} [{lo:.2f}, {hi:.2f}]"
-    console.print(f"{result} over {len(summary['episodes'])} episode(s); run written to {summary['run_dir']}")
+    console.print(
+        escape(f"{result} over {len(summary['episodes'])} episode(s); run written to {summary['run_dir']}")
+    )
 
 
 def _explicit(ctx: typer.Context | None, values: dict) -> dict:

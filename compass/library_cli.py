@@ -95,9 +95,9 @@ def skills_init(
     counts = _guard(init_library, directory, family or None)
     listed = ", ".join(f"{n} {f}" for f, n in counts.items())
     console.print(
-        f"library {directory}: {listed} skills, each at version 1 (git history in {directory}/.git)"
+        escape(f"library {directory}: {listed} skills, each at version 1 (git history in {directory}/.git)")
     )
-    console.print(f"use it with --library {directory}, or export COMPASS_LIBRARY={directory}")
+    console.print(escape(f"use it with --library {directory}, or export COMPASS_LIBRARY={directory}"))
 
 
 def skills_add(
@@ -126,7 +126,7 @@ def skills_add(
     skill.meta.setdefault("provenance", "human")
     who = author or default_person()
     stored = _guard(lib.add, skill, author=who, reason=reason or f"add {name} from {file.name}")
-    console.print(f"added {stored.name} to {lib.dir} (version 1 by {who})")
+    console.print(escape(f"added {stored.name} to {lib.dir} (version 1 by {who})"))
 
 
 def skills_edit(
@@ -154,7 +154,7 @@ def skills_edit(
         _fail(f"editor {editor!r} exited with status {rc}; nothing saved (your text: {tmp})", 1)
     if text == original:
         Path(tmp).unlink(missing_ok=True)
-        console.print(f"no change to {name}")
+        console.print(escape(f"no change to {name}"))
         return
     from compass.skills.library import SkillEditError
 
@@ -163,7 +163,7 @@ def skills_edit(
     except (SkillEditError, ValueError) as e:
         _fail(f"{e}; nothing saved (your text: {tmp})", 1)
     Path(tmp).unlink(missing_ok=True)
-    console.print(f"saved {name} as version {len(lib.history(name))}")
+    console.print(escape(f"saved {name} as version {len(lib.history(name))}"))
 
 
 def skills_rm(
@@ -176,7 +176,7 @@ def skills_rm(
     """Remove NAME (its history stays; `revert NAME prev` brings it back)."""
     lib = _open(library, family)
     _guard(lib.remove, name, author=author, reason=reason)
-    console.print(f"removed {name}")
+    console.print(escape(f"removed {name}"))
 
 
 def skills_rename(
@@ -190,7 +190,7 @@ def skills_rename(
     """Rename OLD to NEW (file and function; history follows)."""
     lib = _open(library, family)
     _guard(lib.rename, old, new, author=author, reason=reason)
-    console.print(f"renamed {old} to {new}")
+    console.print(escape(f"renamed {old} to {new}"))
 
 
 def skills_diff(
@@ -242,4 +242,4 @@ def skills_revert(
     """Make VERSION of NAME current again (recorded as a new version)."""
     lib = _open(library, family)
     _guard(lib.revert, name, version, author=author, reason=reason)
-    console.print(f"reverted {name} to version {version} (now version {len(lib.history(name))})")
+    console.print(escape(f"reverted {name} to version {version} (now version {len(lib.history(name))})"))

@@ -217,16 +217,16 @@ def skills_bootstrap(
     try:
         if offline:
             report = bootstrap_offline(demos, library, family)
-            console.print(f"measured {report['trajectories']} trajectories of {report['env']}:")
+            console.print(escape(f"measured {report['trajectories']} trajectories of {report['env']}:"))
             for k, v in report["measures"].items():
                 if not k.endswith("_samples"):
-                    console.print(f"  {k}: {v}")
+                    console.print(escape(f"  {k}: {v}"))
             for name, params in report["changes"].items():
                 changes = ", ".join(f"{p} {c['from']} -> {c['to']}" for p, c in params.items())
                 console.print(f"[green]fitted[/] {name}: {escape(changes)}")
             if not report["changes"]:
                 console.print("[yellow]no parameter had enough samples to fit; library unchanged[/]")
-            console.print(f"library: {report['library']}")
+            console.print(escape(f"library: {report['library']}"))
             return
         with Progress(
             TextColumn("[bold]{task.description}"),
@@ -257,8 +257,8 @@ def skills_bootstrap(
         _fail(str(e))
     for c in report["candidates"]:
         color = "green" if c["status"] == "added" else "red"
-        console.print(f"[{color}]{c['status']}[/] {c['name']} {escape(c['reason'])}")
-    console.print(f"{len(report['added'])} skill(s) added to {report['library']}")
+        console.print(f"[{color}]{c['status']}[/] {escape(c['name'])} {escape(c['reason'])}")
+    console.print(escape(f"{len(report['added'])} skill(s) added to {report['library']}"))
 
 
 @demos_app.command("evaluate")

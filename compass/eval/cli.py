@@ -110,7 +110,7 @@ def runs_list(out: OutOpt = Path("runs")) -> None:
 
     infos = list_runs(out)
     if not infos:
-        console.print(f"no runs under {out}")
+        console.print(escape(f"no runs under {out}"))
         return
     table = Table("run", "kind", "when", "env(s)", "config(s)", "episodes", "status / result")
     for i in infos:

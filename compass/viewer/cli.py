@@ -47,7 +47,11 @@ def view_command(
         from compass.viewer.app import create_app
     except ImportError as e:
         err.print(
-            f"[bold red]error:[/] the viewer needs fastapi and uvicorn: pip install -e '.[viewer]' ({escape(str(e))})"
+            "[bold red]error:[/] "
+            + escape(
+                f"the viewer needs fastapi and uvicorn: pip install 'compass-agents[viewer]' "
+                f"(from a checkout: pip install -e '.[viewer]') ({e})"
+            )
         )
         raise typer.Exit(2) from None
     if not runs_dir.is_dir():
