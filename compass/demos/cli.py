@@ -265,8 +265,13 @@ def skills_bootstrap(
 def evaluate_cmd(
     checkpoint: Annotated[Path, typer.Argument(help="a checkpoint folder (OUT/checkpoint)")],
     episodes: Annotated[int, typer.Option(min=1, help="greedy episodes on held-out seeds")] = 100,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="write the result (JSON) here, e.g. OUT/eval.json; default: print only"),
+    ] = None,
 ) -> None:
-    """Greedy win rate of a checkpoint on held-out seeds (in the trainer's env); updates OUT/eval.json."""
+    """Greedy win rate of a checkpoint on held-out seeds (in the trainer's env); printed, and written
+    only where --out says (a training folder's eval.json may be a published figure)."""
     from compass.marl.checkpoint import CheckpointError, load_actor, read_meta
     from compass.marl.config import load_config
     from compass.marl.train import Trainer, device_description
@@ -293,4 +298,10 @@ def evaluate_cmd(
         "seed": meta["seed"],
         "greedy_eval": ev,
     }
-    atomic_write_json(checkpoint.parent / "eval.json", summary)
+    if out is None:
+        console.print(
+            escape(f"not written anywhere (--out {checkpoint.parent / 'eval.json'} would record it)")
+        )
+        return
+    atomic_write_json(out, summary)
+    console.print(escape(f"written to {out}"))
