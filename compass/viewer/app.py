@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import json
 import secrets
+from collections.abc import Collection
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any
@@ -25,6 +26,8 @@ from compass.viewer.replay import ReplayCache, ReplayUnavailable
 from compass.viewer.runs import RunNotFound, RunStore
 
 STATIC = Path(__file__).parent / "static"
+#: The names a viewer bound to loopback answers to (a ``Host`` header, port aside).
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 MAX_WINDOW = 500
 
 
@@ -42,10 +45,26 @@ def _page(title: str, body: str, script: str = "") -> HTMLResponse:
     )
 
 
-def create_app(runs_dir: Path, library: Path | None = None, token: str | None = None) -> FastAPI:
+def host_name(header: str) -> str:
+    """The host of a ``Host`` header, without its port: ``[::1]:8765`` -> ``::1``."""
+    h = header.strip().lower()
+    if h.startswith("["):
+        return h[1 : h.find("]")] if "]" in h else h
+    return h.rsplit(":", 1)[0] if h.count(":") == 1 else h
+
+
+def create_app(
+    runs_dir: Path,
+    library: Path | None = None,
+    token: str | None = None,
+    hosts: Collection[str] | None = LOOPBACK_HOSTS,
+) -> FastAPI:
     """The viewer app for the runs under ``runs_dir`` and the library root ``library``.
 
-    With ``token`` set, every request must carry it (``?token=`` once, then a cookie).
+    With ``token`` set, every request must carry it (``?token=`` once, then a cookie). Only
+    requests whose ``Host`` is one of ``hosts`` are answered (None: any, for a wildcard bind,
+    where the token guards): a DNS-rebinding page, whose requests say ``Host: evil.example``,
+    cannot read runs or edit the library through the JSON API.
     """
     store = RunStore(runs_dir)
     replays = ReplayCache(store)
@@ -71,6 +90,17 @@ def create_app(runs_dir: Path, library: Path | None = None, token: str | None = 
             response = await call_next(request)
             response.set_cookie("compass_token", token, httponly=True, samesite="strict")
             return response
+
+    if hosts is not None:
+        allowed = {host_name(h) for h in hosts}
+
+        @app.middleware("http")
+        async def require_host(request: Request, call_next):
+            if host_name(request.headers.get("host", "")) not in allowed:
+                return JSONResponse(
+                    {"detail": "unknown Host: this viewer answers only to its own address"}, 400
+                )
+            return await call_next(request)
 
     def not_found(e: Exception) -> HTTPException:
         return HTTPException(404, str(e.args[0]) if e.args else str(e))

@@ -194,8 +194,62 @@ def test_token_required_when_set(tmp_path):
     from compass.viewer.app import create_app
 
     (tmp_path / "runs").mkdir()
-    client = TestClient(create_app(tmp_path / "runs", token="s3cret"))
+    client = TestClient(create_app(tmp_path / "runs", token="s3cret"), base_url="http://127.0.0.1")
     assert client.get("/api/runs").status_code == 401
     assert client.get("/api/runs", params={"token": "wrong"}).status_code == 401
     assert client.get("/", params={"token": "s3cret"}).status_code == 200
     assert client.get("/api/runs").status_code == 200  # the cookie from the previous answer
+
+
+def test_only_requests_for_the_served_address_are_answered(viewer_url):
+    """DNS rebinding: a page on evil.example whose name now resolves to 127.0.0.1 sends
+    ``Host: evil.example``; the viewer refuses it, reads and library edits alike."""
+    port = viewer_url.rsplit(":", 1)[1]
+    evil = {"Host": f"evil.example:{port}"}
+    assert httpx.get(f"{viewer_url}/api/runs", headers=evil).status_code == 400
+    assert httpx.get(f"{viewer_url}/", headers={"Host": "evil.example"}).status_code == 400
+    r = httpx.put(f"{viewer_url}/api/library/combat/skills/attack_nearest", json={"text": "x"}, headers=evil)
+    assert r.status_code == 400
+    for ok in (f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"):
+        assert httpx.get(f"{viewer_url}/api/runs", headers={"Host": ok}).status_code == 200
+
+
+def test_host_names_and_a_wildcard_bind(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from compass.viewer.app import create_app, host_name
+
+    assert [host_name(h) for h in ("[::1]:8765", "LocalHost:1", "10.0.0.5", "::1")] == [
+        "::1",
+        "localhost",
+        "10.0.0.5",
+        "::1",
+    ]
+    (tmp_path / "runs").mkdir()
+    lan = TestClient(create_app(tmp_path / "runs", hosts=["10.0.0.5"]), base_url="http://10.0.0.5:8765")
+    assert lan.get("/api/runs").status_code == 200
+    assert lan.get("/api/runs", headers={"Host": "127.0.0.1"}).status_code == 400
+    anywhere = TestClient(
+        create_app(tmp_path / "runs", token="t", hosts=None), base_url="http://evil.example"
+    )
+    assert anywhere.get("/api/runs", params={"token": "t"}).status_code == 200  # the token guards
+
+
+def test_a_busy_port_is_one_line(tmp_path):
+    import socket
+
+    from typer.testing import CliRunner
+
+    from compass.cli import app
+
+    (tmp_path / "runs").mkdir()
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        r = CliRunner().invoke(app, ["view", str(tmp_path / "runs"), "--port", str(port)])
+    assert r.exit_code == 2
+    assert r.output.strip().splitlines() == [
+        f"error: cannot listen on 127.0.0.1:{port}: Address already in use "
+        "(another compass view? pick another --port, or --port 0 for any free one)"
+    ]
