@@ -27,7 +27,7 @@ const compass = (() => {
     const stepInput = document.getElementById("step"), status = document.getElementById("status");
     const egos = document.getElementById("egos");
     for (let i = 0; i < nAgents; i++) {
-      egos.insertAdjacentHTML("beforeend", `<div class="ego" id="ego${i}"><img alt="agent ${i} ego frame"><div>agent ${i}</div><pre class="obs"></pre><pre class="minimap"></pre></div>`);
+      egos.insertAdjacentHTML("beforeend", `<div class="ego" id="ego${i}"><h3 class="ego-head">agent ${i}</h3><img alt="agent ${i} ego frame"><pre class="obs"></pre><pre class="minimap"></pre></div>`);
     }
     const win = (start) => {
       if (!windows.has(start)) windows.set(start, getJSON(`${base}/steps?start=${start}&count=${WINDOW}`));
@@ -104,6 +104,7 @@ const compass = (() => {
           for (const a of p.agents) {
             const el = document.getElementById(`ego${a.agent}`);
             el.querySelector(".obs").textContent = a.alive ? a.text : "(dead)";
+            el.querySelector(".ego-head").textContent = `agent ${a.agent}${a.alive ? "" : " (dead)"}`;
             el.querySelector(".minimap").textContent = a.minimap;
           }
         } catch (e) { /* shown by the frame's error */ }
@@ -216,6 +217,11 @@ const compass = (() => {
         if (b.classList.contains("diff")) {
           out.textContent = (await getJSON(`${api}/diff?a=${b.dataset.v}`)).diff || "no difference";
         } else if (b.classList.contains("revert")) {
+          // A revert rewrites the skill every later run uses: ask first.
+          if (!confirm(`Revert ${name} to version ${b.dataset.v}? It becomes the current code (recorded as a new version).`)) {
+            out.textContent = "revert cancelled";
+            return;
+          }
           const r = await getJSON(`${api}/revert`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ version: b.dataset.v }) });
           out.textContent = `reverted: now version ${r.version}`;
           setTimeout(() => location.reload(), 400);
