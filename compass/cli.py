@@ -18,7 +18,7 @@ from compass.config import DEFAULT_ENV, RunConfig
 from compass.demos.cli import demos_app, skills_bootstrap
 from compass.eval.cli import register as register_eval
 from compass.library_cli import register as register_library_commands
-from compass.util.console import Console, print_code, print_table
+from compass.util.console import Console, log_handler, print_code, print_exception, print_table
 from compass.viewer.cli import view_command
 
 app = typer.Typer(
@@ -39,9 +39,7 @@ err = Console(stderr=True, soft_wrap=True)
 def _fail(message: str, exc: BaseException | None = None, code: int = 2) -> None:
     exc = exc or sys.exc_info()[1]
     if cli_state.debug and exc is not None:  # --debug: the traceback of the error being reported
-        from rich.traceback import Traceback
-
-        err.print(Traceback.from_exception(type(exc), exc, exc.__traceback__))
+        print_exception(err, exc)
     err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)  # one line, however long
     raise typer.Exit(code)
 
@@ -221,10 +219,7 @@ def _explicit(ctx: typer.Context | None, values: dict) -> dict:
 
 def _console_events() -> logging.Handler:
     """Show VLM errors, retries, cache hits and planner fallbacks on stderr as they happen."""
-    from rich.logging import RichHandler
-
-    handler = RichHandler(console=err, show_time=False, show_path=False, markup=False, rich_tracebacks=False)
-    handler.setLevel(logging.INFO)
+    handler = log_handler(err)
     logger = logging.getLogger("compass")
     logger.addHandler(handler)
     if logger.level == logging.NOTSET or logger.level > logging.INFO:
@@ -315,7 +310,9 @@ def skills_search(query: str, k: int = 5, library: LibraryOpt = None, family: Fa
     """Rank skills by similarity of their description to QUERY."""
     lib = _library(library, family)
     table = Table("score", Column("name", no_wrap=True), "description")
-    for hit in lib.retrieve(query, k):
+    with err.status("ranking skills (the first search loads the embedding model, ~20 s)"):
+        hits = lib.retrieve(query, k)
+    for hit in hits:
         table.add_row(
             f"{hit.score:.3f}", hit.skill.name, (hit.skill.description.splitlines() or [""])[0][:80]
         )

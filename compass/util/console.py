@@ -9,6 +9,9 @@ markdown and code stays code.
 
 from __future__ import annotations
 
+import logging
+import traceback
+
 from rich.console import Console as RichConsole
 from rich.console import ConsoleDimensions
 from rich.table import Table
@@ -48,6 +51,32 @@ def print_table(console: RichConsole, table: Table) -> None:
     for row in zip(*(list(c.cells) for c in columns), strict=True):
         lines.append("\t".join(_plain(cell) for cell in row))
     console.file.write("\n".join(lines) + "\n")
+
+
+def log_handler(console: RichConsole, level: int = logging.INFO) -> logging.Handler:
+    """Log records on ``console``: rich's handler on a terminal, ``LEVEL message`` lines otherwise
+    (rich's handler pads each record to the console's width, here unlimited)."""
+    if console.is_terminal:
+        from rich.logging import RichHandler
+
+        handler: logging.Handler = RichHandler(
+            console=console, show_time=False, show_path=False, markup=False, rich_tracebacks=False
+        )
+    else:
+        handler = logging.StreamHandler(console.file)
+        handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+    handler.setLevel(level)
+    return handler
+
+
+def print_exception(console: RichConsole, exc: BaseException) -> None:
+    """A traceback: rich's on a terminal, Python's plain one otherwise."""
+    if console.is_terminal:
+        from rich.traceback import Traceback
+
+        console.print(Traceback.from_exception(type(exc), exc, exc.__traceback__))
+        return
+    console.file.write("".join(traceback.format_exception(exc)))
 
 
 def print_markdown(console: RichConsole, text: str) -> None:

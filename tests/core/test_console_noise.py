@@ -26,6 +26,8 @@ def test_a_video_run_prints_only_its_results(tmp_path):
     assert len(lines) == 2, proc.stdout
     assert lines[0].startswith("episode 0 seed 0:") and lines[1].startswith("win rate ")
     assert "os.fork()" not in proc.stderr and "Warning" not in proc.stderr, proc.stderr
+    # the first use compiles SMAX: said once, with the time to expect, so it does not look hung
+    assert proc.stderr.count("compiling SMAX 5 vs 5 (first use, ~") == 1, proc.stderr
     assert list(tmp_path.glob("*/videos/episode_000.mp4"))
 
 

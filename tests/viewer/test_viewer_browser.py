@@ -166,3 +166,23 @@ def test_ego_frames_are_shown_at_their_size_under_a_readable_header(page, viewer
     assert head.inner_text().startswith("agent 0")
     px = float(page.evaluate("getComputedStyle(document.querySelector('#ego0 .ego-head')).fontSize")[:-2])
     assert px >= 14
+
+
+def test_a_slow_first_frame_says_it_is_compiling(page, viewer_url):
+    """A frame that takes long (the first compiles the game) shows what the page waits for."""
+    import time
+
+    def slow(route):
+        time.sleep(4)
+        route.continue_()
+
+    page.route("**/frame/**/global.png", slow)
+    try:
+        page.goto(
+            viewer_url + "/runs/lib-run/episodes/0?t=5", wait_until="commit"
+        )  # not "load": it waits for the frame
+        page.wait_for_function("document.getElementById('status').innerText.startsWith('compiling SMAX')")
+        page.wait_for_function("document.getElementById('global').naturalWidth > 0")
+        page.wait_for_function("document.getElementById('status').innerText === ''")
+    finally:
+        page.unroute("**/frame/**/global.png")

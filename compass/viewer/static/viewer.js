@@ -18,6 +18,12 @@ const compass = (() => {
   }
 
   // --- replay ---------------------------------------------------------------------------------
+  // What a first frame waits for (quiet machine, warm compilation cache; issue 25's measurements).
+  const FIRST_FRAME = {
+    combat: "compiling SMAX for the replay (first use, ~5 s; longer under load)…",
+    alem: "compiling ALEM for the replay (first use, ~20 s; longer under load)…",
+    default: "compiling the game for the replay (first use)…",
+  };
   function replay() {
     const root = document.getElementById("replay");
     const run = root.dataset.run, ep = +root.dataset.episode, total = +root.dataset.steps, nAgents = +root.dataset.agents;
@@ -93,7 +99,14 @@ const compass = (() => {
         const body = await r.json().catch(() => ({}));
         status.textContent = `frames unavailable: ${body.detail || r.statusText}`;
       };
-      g.onload = () => { if (status.textContent.startsWith("frames unavailable")) status.textContent = ""; };
+      // The first frame re-simulates with a freshly compiled game: say so, or the page looks hung.
+      const slow = setTimeout(() => {
+        if (!g.complete && !status.textContent) status.textContent = FIRST_FRAME[family] || FIRST_FRAME.default;
+      }, 1500);
+      g.onload = () => {
+        clearTimeout(slow);
+        if (status.textContent.startsWith("frames unavailable") || status.textContent.startsWith("compiling")) status.textContent = "";
+      };
       g.src = `${base}/frame/${t}/global.png`;
       for (let i = 0; i < nAgents; i++) document.querySelector(`#ego${i} img`).src = `${base}/frame/${t}/agent${i}.png`;
       clearTimeout(panelTimer);
