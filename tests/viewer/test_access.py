@@ -9,9 +9,7 @@ from compass.viewer.access import allowed_hosts, host_name
 from compass.viewer.app import create_app
 
 
-def test_host_names_are_read_without_their_port():
-    assert host_name("127.0.0.1:8765") == "127.0.0.1"
-    assert host_name("[::1]:8765") == "::1"
+def test_the_names_a_bind_answers_to():
     assert host_name("Evil.Example") == "evil.example"
     assert allowed_hosts("127.0.0.1") >= {"127.0.0.1", "localhost", "::1"}
     assert allowed_hosts("0.0.0.0") is None  # a wildcard bind relies on the token
@@ -21,7 +19,7 @@ def test_host_names_are_read_without_their_port():
 def test_viewer_answers_only_its_own_host_and_asks_for_the_token(tmp_path):
     app = create_app(tmp_path, None, token="s3cret", hosts=allowed_hosts("127.0.0.1"))
     c = TestClient(app, base_url="http://127.0.0.1:8765")
-    assert c.get("/api/runs", headers={"Host": "evil.example"}).status_code == 421
+    assert c.get("/api/runs", headers={"Host": "evil.example"}).status_code == 400
     assert c.get("/api/runs").status_code == 401
     assert c.get("/api/runs", params={"token": "s3cret"}).status_code == 200
     assert c.get("/api/runs").status_code == 200  # the cookie from the first visit
