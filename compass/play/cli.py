@@ -67,6 +67,7 @@ def play_command(
         ) from None
     from compass.play.study import PlaySettings, check_settings
     from compass.viewer.access import allowed_hosts, is_loopback
+    from compass.viewer.cli import _listen
 
     if planner not in ("library", "vlm"):
         raise ValueError(f"--planner {planner!r}: library or vlm")
@@ -92,6 +93,7 @@ def play_command(
     if not is_loopback(host) and not token:
         token = secrets.token_urlsafe(16)
     app = create_play_app(settings, facts, token, allowed_hosts(host), max_players)
+    sock = _listen(host, port)  # a busy port is one line, as for compass view
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
 
@@ -100,14 +102,14 @@ def play_command(
 
         while not server.started:
             await asyncio.sleep(0.05)
-        bound = server.servers[0].sockets[0].getsockname()[1] if server.servers else port
+        bound = sock.getsockname()[1]
         query = f"?token={token}&participant=ID" if token else "?participant=ID"
         err.print(f"compass play on http://{shown}:{bound}/play{query}  (runs in {out}; Ctrl-C to stop)")
 
     import asyncio
 
     async def main() -> None:
-        await asyncio.gather(server.serve(), announce())
+        await asyncio.gather(server.serve(sockets=[sock]), announce())
 
     try:
         asyncio.run(main())
