@@ -12,7 +12,6 @@ import pytest
 from compass.core.family import get_family
 from compass.core.types import AgentView
 from compass.planner.base import DecisionContext, LibraryPlanner
-from compass.skills.holdup import compare
 from compass.skills.library import BEST_FILE, SkillLibrary
 from compass.skills.skill import parse_skill_source
 
@@ -80,21 +79,17 @@ def test_dropped_skill_leaves_nothing(lib):
     assert _decide(lib).skill != "hold_the_line"
 
 
-def test_compare_by_score_then_return():
-    a = {"score": 2.0, "win_rate": 0.0, "mean_return": 1.0}
-    assert compare(a, {**a, "score": 1.0}) == 1
-    assert compare(a, {**a, "score": 3.0}) == -1
-    assert compare(a, {**a, "mean_return": 0.5}) == 1
-    assert compare(a, dict(a)) == 0
-    # without a family score: win rate first
-    assert compare({"win_rate": 0.5, "mean_return": 0.0}, {"win_rate": 0.25, "mean_return": 9.0}) == 1
-
-
 def test_gate_is_off_by_default_and_a_bad_mode_is_one_clear_error():
     from compass.config import RunConfig
     from compass.config_file import ConfigFileError, build_config
 
     assert RunConfig().keep_gate == "off"
     assert RunConfig(keep_gate="eval", keep_gate_steps=50).keep_gate_steps == 50
+    # paired seeds away from tuning (0-999) and held-out seeds; a paired test needs 2 at least
+    assert RunConfig().keep_gate_seed == 1000 and RunConfig().keep_gate_episodes == 20
     with pytest.raises(ConfigFileError, match="keep_gate"):
         build_config({}, {"keep_gate": "maybe"}, "run.yaml")
+    with pytest.raises(ConfigFileError, match="keep_gate_episodes"):
+        build_config({}, {"keep_gate_episodes": 1}, "run.yaml")
+    with pytest.raises(ConfigFileError, match="keep_gate_judge"):
+        build_config({}, {"keep_gate_judge": "everyone"}, "run.yaml")
