@@ -7,8 +7,8 @@ per-seed difference of the family's figure, candidate and incumbent on the same 
 p < 0.05), the function ``KeepGate`` calls.
 
 Seeds: every evaluation here plays gate seeds 1000.. (the gate's default; tuning seeds are 0-999)
-or held-out seeds (SMAX 30000.., away from the demos' 20000-20099; ALEM 2000..; ALEM's 9999-10100
-are left to the leaderboard benchmark).
+or held-out seeds (SMAX 30000.., away from the demos' 20000-20099); no ALEM seed here is one of
+ALEM's evaluation seeds (compass/games/alem/protocol.py).
 
 Parts (``--parts``):
 
@@ -58,7 +58,6 @@ from compass.skills.params import set_params  # noqa: E402
 from compass.skills.skill import Skill, parse_skill_source, rename_function  # noqa: E402
 
 SMAX_HELD_OUT = 30_000
-ALEM_HELD_OUT = 2_000
 ALPHA = 0.05
 # race_adaptive_combat with every named parameter moved to a poor value (no focus, back-steps only
 # for very slow weapons, never steps out when hurt, regroups only when far apart)
@@ -475,7 +474,6 @@ def main() -> None:
     seeds = {
         "gate": f"{GATE_SEED}..",
         "smax_held_out": f"{SMAX_HELD_OUT}..",
-        "alem_held_out": f"{ALEM_HELD_OUT}..",
     }
     write_results(args.name, data, seeds=seeds, notes=args.notes)
 

@@ -416,7 +416,7 @@ async def bootstrap_vlm(
     max_frames: int = 6,
     max_tactics: int = 4,
     eval_episodes: int = 20,
-    eval_seed: int = GATE_SEED,
+    eval_seed: int = GATE_SEED,  # gate seeds 1000..: neither tuning seeds (0-999) nor ALEM's evaluation seeds
     eval_max_steps: int | None = None,
     alpha: float = 0.05,
     progress: Progress | None = None,
