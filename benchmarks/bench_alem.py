@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks._results import command, write_results  # noqa: E402
+from benchmarks._results import add_results_arguments, command, preflight, write_results  # noqa: E402
 from compass.core.family import get_family  # noqa: E402
 from compass.games.alem.env import AlemEnv, StepTimes, make_alem  # noqa: E402
 from compass.games.alem.metrics import PAPER_TABLE1, EpisodeScore, EpisodeTracker, summarise  # noqa: E402
@@ -181,7 +181,9 @@ def main(argv: list[str] | None = None) -> int:
         "--no-text", action="store_true", help="skip the harness text (skills use parse_obs' fast path)"
     )
     p.add_argument("--out", default="", help="write per-episode results and summaries as JSON here")
+    add_results_arguments(p)
     args = p.parse_args(argv)
+    preflight(args.allow_dirty, [LIBRARY])
 
     from compass.skills.library import SkillLibrary
 
@@ -253,7 +255,9 @@ def main(argv: list[str] | None = None) -> int:
         _write(args.out, results, data, seeds, args.notes)
         print(f"results written to {args.out} (benchmarks/results/bench_alem.json untouched)")
     else:
-        write_results("bench_alem", data, seeds=seeds, notes=args.notes)
+        write_results(
+            "bench_alem", data, seeds=seeds, notes=args.notes, inputs=[LIBRARY], allow_dirty=args.allow_dirty
+        )
     return 0
 
 

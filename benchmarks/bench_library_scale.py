@@ -44,7 +44,6 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results" / "library_scale.json"
 
 VERBS = [
     "focus fire on",
@@ -593,10 +592,14 @@ def main() -> None:
         "--alem-run", type=Path, default=None, help="a long ALEM run dir of compass run (--parts alem)"
     )
     ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "compass" / "bench-embeddings")
+    sys.path.insert(0, str(ROOT))
+    from benchmarks._results import add_results_arguments, preflight, write_results
+
+    add_results_arguments(ap)
     args = ap.parse_args()
-    previous = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    from _results import command, write_results
+    # A run directory the figures come from is an input: it must be committed in the repository.
+    inputs = [p for p in (args.smax_run, args.alem_run) if p is not None]
+    preflight(args.allow_dirty, inputs)
 
     result: dict = {}
     if "retrieval" in args.parts:
@@ -610,19 +613,16 @@ def main() -> None:
             ap.error("--parts alem needs --alem-run RUN_DIR (a long compass run --env alem:...)")
         result["alem_viewer"] = bench_alem_viewer(args.alem_run)
         print(json.dumps(result["alem_viewer"], indent=1), flush=True)
-    for part in result:  # parts are run separately: each keeps the command that produced it
-        result[part]["command"] = command()
-    previous = previous.get("results", previous)
-    for part in ("retrieval", "viewer", "alem_viewer"):  # a part not re-run keeps its last figures
-        if part not in result and part in previous:
-            result[part] = previous[part]
+    # Only what this run measured is written: a part kept from an earlier run would carry that
+    # run's commit under this one's, so run every part you want to quote in one command.
     result["load_average_1min_end"] = round(os.getloadavg()[0], 1)
     write_results(
         "library_scale",
         result,
-        notes="one run per part on the 2-core development machine shared with other jobs; "
-        "wall times move with the load, CPU columns are this process's CPU time; each part's "
-        "'command' says which run produced it (the top-level command is the last one)",
+        notes="all parts in one run on the 2-core development machine shared with other jobs; "
+        "wall times move with the load, CPU columns are this process's CPU time",
+        inputs=inputs,
+        allow_dirty=args.allow_dirty,
     )
 
 
