@@ -27,6 +27,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS_DIR = ROOT / "benchmarks" / "results"
+# What benchmarks write is not what they read: a results file changed by an earlier run of the
+# same session does not make the tree dirty.
+OUTPUTS = (":(exclude)benchmarks/results",)
 
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 from compass.util.atomic import atomic_write_json  # noqa: E402
@@ -36,10 +39,10 @@ class ProvenanceError(RuntimeError):
     """The run cannot be traced to a commit (dirty tree, unreachable commit, untracked input)."""
 
 
-def git(*args: str, root: Path = ROOT) -> str | None:
-    """``git ARGS`` in ``root``: its stripped stdout, or ``None`` when git fails or is missing."""
+def git(*args: str, root: Path | None = None) -> str | None:
+    """``git ARGS`` in ``root`` (default: this checkout): its stripped stdout, or ``None`` on failure."""
     try:
-        out = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=30)
+        out = subprocess.run(["git", *args], cwd=root or ROOT, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() if out.returncode == 0 else None
@@ -48,7 +51,7 @@ def git(*args: str, root: Path = ROOT) -> str | None:
 def git_commit() -> dict[str, Any]:
     """The checkout's HEAD and whether tracked files differ from it (``None`` outside git)."""
     head = git("rev-parse", "HEAD")
-    status = git("status", "--porcelain", "--untracked-files=no")
+    status = git("status", "--porcelain", "--untracked-files=no", "--", ".", *OUTPUTS)
     return {"commit": head, "dirty": bool(status) if status is not None else None}
 
 
@@ -59,10 +62,10 @@ def provenance_problems() -> list[str]:
         return ["not a git checkout (or git is missing): no commit to cite"]
     problems = []
     if state["dirty"]:
-        changed = git("diff", "--name-only", "HEAD") or ""
+        changed = git("diff", "--name-only", "HEAD", "--", ".", *OUTPUTS) or ""
         first = ", ".join(changed.splitlines()[:3])
         problems.append(f"tracked files have uncommitted changes ({first}); commit them first")
-    if not git("branch", "--contains", state["commit"], "--format=%(refname:short)"):
+    if not git("for-each-ref", "--contains", state["commit"], "--format=%(refname)", "refs/heads"):
         problems.append(f"HEAD {state['commit'][:12]} is on no local branch (detached); it could be lost")
     return problems
 

@@ -13,7 +13,8 @@ decimals shown. Markers inside inline code (backticks) are examples, not figures
 
 A quoted file must also be traceable (``provenance``): its commit is in this repository and an
 ancestor of HEAD, it is not marked dirty (``--allow-dirty``), every input it lists has the same
-git blob hash at that commit, and its command names no path outside the repository.
+git blob hash at that commit, and its command names no path outside the repository (a file
+written before inputs were recorded passes only if its command names no file at all).
 ``python benchmarks/figures.py`` checks every marked figure and the provenance of every file
 they quote; ``--update`` rewrites each marked number from its file (after re-running a benchmark).
 """
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -152,19 +154,27 @@ def provenance(record: dict[str, Any], name: str = "results", root: Path = ROOT)
         return [*problems, f"{name}: commit {commit[:12]} is not in this repository"]
     if git("merge-base", "--is-ancestor", commit, "HEAD", root=root) is None:
         problems.append(f"{name}: commit {commit[:12]} is not an ancestor of HEAD")
+    try:
+        argv = shlex.split(str(record.get("command", "")))
+    except ValueError:
+        argv = str(record.get("command", "")).split()
+    values = [token.split("=", 1)[-1] for token in argv[2:]]  # after "python SCRIPT"
+    for value in values:
+        if value.startswith(("/", "~")):
+            problems.append(f"{name}: command reads {value}, outside the repository")
     inputs = record.get("inputs")
     if not isinstance(inputs, dict):
-        problems.append(f"{name}: lists no inputs (written before inputs were recorded); re-run it")
+        # Written before inputs were recorded: traceable only if the command names no file (then
+        # everything the run read is the committed tree at that commit).
+        named = [v for v in values if not v.startswith(("/", "~")) and (root / v).exists()]
+        if named:
+            problems.append(f"{name}: lists no inputs but its command reads {named[0]}; re-run it")
         inputs = {}
     for path, blob in sorted(inputs.items()):
         at_commit = git("rev-parse", f"{commit}:{path}", root=root)
         if at_commit != blob:
             state = "absent" if at_commit is None else f"{at_commit[:12]}"
             problems.append(f"{name}: input {path} is {str(blob)[:12]} in the file, {state} at {commit[:12]}")
-    for token in str(record.get("command", "")).split():
-        value = token.split("=", 1)[-1].strip("'\"")
-        if value.startswith(("/", "~")):
-            problems.append(f"{name}: command reads {value}, outside the repository")
     return problems
 
 
