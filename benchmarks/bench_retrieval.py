@@ -72,11 +72,13 @@ def evaluate(family: str, rows: list[dict]) -> dict:
             {"query": row["query"], "relevant": row["relevant"], "rank": rank, "top": ranking[:3]}
         )
     task = get_family(family).default_task
+    top = lib.retrieve(task, k=3)
     return {
         **scores(ranks),
         "skills": len(lib),
         "default_task": task,
-        "default_task_retrieves": lib.retrieve(task, k=1)[0].skill.name,
+        "default_task_retrieves": top[0].skill.name,
+        "default_task_top3": {r.skill.name: round(r.score, 3) for r in top},
         "per_query": per_query,
     }
 
