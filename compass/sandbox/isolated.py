@@ -26,7 +26,7 @@ import tempfile
 import time
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -47,6 +47,15 @@ STARTUP_SECONDS = 120.0  # importing the API on a loaded two-core machine can ta
 def _unlink(path: str) -> None:
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)
+
+
+def _wire_view(view: AgentView, with_text: bool) -> AgentView:
+    """The view as a worker gets it: no callables, and the text only for a skill that reads it
+    (the worker compiles the same source, so it calls that skill with the same argument)."""
+    out = object.__new__(type(view))
+    out.__dict__.update(view.__dict__)
+    out.__dict__.update(render=None, text_fn=None, text=view.text if with_text else "")
+    return out
 
 
 class WorkerStartError(RuntimeError):
@@ -211,7 +220,7 @@ class IsolatedExecutor:
         return results  # type: ignore[return-value]
 
     def _send(self, w_index: int, batch: Sequence[tuple[CompiledSkill, AgentView]]) -> None:
-        payload = [(skill.code_hash, replace(view, render=None, text_fn=None)) for skill, view in batch]
+        payload = [(skill.code_hash, _wire_view(view, skill.reads_text)) for skill, view in batch]
         cpu = math.ceil(self.hard_seconds * len(batch)) + 1
         for attempt in range(2):
             w = self._workers[w_index]

@@ -128,11 +128,10 @@ def combat_agent_view(
         own=own,
         entities=entities,
         avail_actions=avail,
-        text="",
+        text=None,  # text_fn(view) when something reads it
         obs=obs,
         extra=extra,
         text_fn=text_fn,
     )
-    view.text = text_fn(view)
     view.render = lambda v: render_ego(snap, v)
     return view
