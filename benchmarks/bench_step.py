@@ -12,9 +12,12 @@ same step, the same statistic (median over steps) for:
 * raw: the game's own jitted step alone, blocked until done, on the state compass is at
   (SMAX: the heuristic-enemy wrapper's ``step_env``; ALEM: ``alem_step``). Its result is thrown
   away; the compass step then advances the episode.
-* compass: comm + in-process skill batch + ``env.step``. Overhead = compass - raw.
-* the step's skill batch run through the isolated executor (worker process, the default) and
-  through the in-process one, on the same views, in alternating order: isolated / in-process.
+* compass: comm + the in-process skill batch + ``env.step``. Overhead = compass - raw.
+* the step's skill batch through the isolated executor (worker process, the default) and the
+  in-process one, on the same views, in alternating order (the env takes the in-process
+  answers): isolated / in-process, as wall time and as CPU time (this process plus the worker,
+  from ``/proc``; a loaded machine inflates wall time, whose wake-ups wait for a core, much
+  more than CPU time).
 
 Skills: ``race_adaptive_combat`` (SMAX protoss 5v5), ``alem_role_policy`` (ALEM hard, 3 agents):
 the library defaults the benchmarks use. Episodes start at ``--seed`` and go on until ``--steps``
@@ -58,6 +61,8 @@ def _loop(env: Any, family: str, skill_name: str, raw_step, steps: int, seed: in
     iso = IsolatedExecutor(api, seed=seed)
     iso.pids()  # waits until the worker is up
     raw, compass, t_inproc, t_iso = [], [], [], []
+    cpu_inproc = cpu_iso = 0.0  # this process's CPU seconds in each executor's run_batch
+    worker_cpu0 = _worker_cpu(iso.pids())
     done, first_seed = 0, seed
     while done < steps:
         views = env.reset(seed)
@@ -69,22 +74,30 @@ def _loop(env: Any, family: str, skill_name: str, raw_step, steps: int, seed: in
             t0 = time.perf_counter()
             perceived = _perceived(comm, t, views)
             batch = [(skill, v) for v in perceived if v.alive]
-            results = iter(inproc.run_batch(batch))
-            actions = [next(results).action if v.alive else 0 for v in perceived]
+            t_comm = time.perf_counter() - t0
+            # The batch through both executors, order alternating; the env takes the in-process
+            # answers (the isolated worker's namespaces and random stream are its own).
+            for ex in (inproc, iso) if t % 2 else (iso, inproc):
+                c0, t0 = time.process_time(), time.perf_counter()
+                out = ex.run_batch(batch)
+                dt, dc = time.perf_counter() - t0, time.process_time() - c0
+                if ex is inproc:
+                    results, cpu_inproc = out, cpu_inproc + dc
+                    t_inproc.append(dt)
+                else:
+                    cpu_iso += dc
+                    t_iso.append(dt)
+            answers = iter(results)
+            actions = [next(answers).action if v.alive else 0 for v in perceived]
+            t0 = time.perf_counter()
             res = env.step(actions)
-            compass.append(time.perf_counter() - t0)
-            # The same batch again through both executors, order alternating (the namespaces
-            # and random streams of these copies are their own; the env took the first answers).
-            first, second = (inproc, iso) if t % 2 else (iso, inproc)
-            for ex in (first, second):
-                t0 = time.perf_counter()
-                ex.run_batch(batch)
-                (t_inproc if ex is inproc else t_iso).append(time.perf_counter() - t0)
+            compass.append(t_comm + t_inproc[-1] + time.perf_counter() - t0)
             views = res.views
             done += 1
             if res.done or done >= steps:
                 break
         seed += 1
+    cpu_iso += _worker_cpu(iso.pids()) - worker_cpu0
     iso.close()
     med = statistics.median
     r, c, i, s = med(raw), med(compass), med(t_inproc), med(t_iso)
@@ -98,7 +111,20 @@ def _loop(env: Any, family: str, skill_name: str, raw_step, steps: int, seed: in
         "skills_inprocess_ms": i * 1e3,
         "skills_isolated_ms": s * 1e3,
         "isolated_over_inprocess": s / i,
+        # CPU time (this process, plus the worker for isolated): what the load does not inflate
+        "skills_inprocess_cpu_ms": cpu_inproc / done * 1e3,
+        "skills_isolated_cpu_ms": cpu_iso / done * 1e3,
+        "isolated_over_inprocess_cpu": cpu_iso / cpu_inproc,
     }
+
+
+def _worker_cpu(pids: list[int]) -> float:
+    """User + system CPU seconds of the worker processes so far (Linux ``/proc``)."""
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def bench_smax(steps: int, seed: int) -> dict[str, Any]:
@@ -166,13 +192,14 @@ def main() -> None:
     )
     print(
         f"{'game':18s} {'raw ms':>8s} {'compass ms':>10s} {'overhead/raw':>12s} "
-        f"{'skills in-proc':>14s} {'isolated':>9s} {'iso/in-proc':>11s}"
+        f"{'skills in-proc':>14s} {'isolated':>9s} {'iso/in-proc':>11s} {'CPU iso/in-proc':>15s}"
     )
     for part in parts:
         r = results[part]
         print(
             f"{runs[part][0]:18s} {r['raw_ms']:8.3f} {r['compass_ms']:10.3f} {r['overhead_over_raw']:11.2f}x "
             f"{r['skills_inprocess_ms']:13.3f}  {r['skills_isolated_ms']:8.3f} {r['isolated_over_inprocess']:10.2f}x"
+            f" {r['isolated_over_inprocess_cpu']:14.2f}x"
         )
     if args.no_write:
         return
