@@ -33,14 +33,15 @@ class ArrayMirrorSender:
             del self._sent[k]
         self._used = set()
         buf = io.BytesIO()
-        pickler = pickle.Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL)
-        pickler.persistent_id = self._persistent_id  # type: ignore[method-assign]
-        pickler.dump((forget, *message))
+        _Pickler(buf, self).dump((forget, *message))
         return buf.getvalue()
 
-    def _persistent_id(self, obj: Any) -> tuple | None:
+    def _reduce(self, obj: Any) -> Any:
         if type(obj) is not np.ndarray or obj.nbytes < MIN_BYTES or obj.dtype.hasobject:
-            return None
+            return NotImplemented
+        return _mirrored, self._pid(obj)
+
+    def _pid(self, obj: np.ndarray) -> tuple:
         key = id(obj)
         self._used.add(key)
         entry = self._sent.get(key)
@@ -57,6 +58,18 @@ class ArrayMirrorSender:
         return ("full", key, obj.dtype.str, obj.shape, np.ascontiguousarray(obj).tobytes())
 
 
+class _Pickler(pickle.Pickler):
+    """reducer_override, not persistent_id: pickle skips it for ints, floats, strs and
+    containers, so a view's many small values cost no Python call each."""
+
+    def __init__(self, file: io.BytesIO, sender: ArrayMirrorSender) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self._sender = sender
+
+    def reducer_override(self, obj: Any) -> Any:
+        return self._sender._reduce(obj)
+
+
 class ArrayMirrorReceiver:
     """Worker side: ``loads(data)`` rebuilds the message from its mirrors (read-only arrays)."""
 
@@ -64,14 +77,17 @@ class ArrayMirrorReceiver:
         self._mirrors: dict[int, np.ndarray] = {}
 
     def loads(self, data: bytes) -> Any:
-        unpickler = pickle.Unpickler(io.BytesIO(data))
-        unpickler.persistent_load = self._persistent_load  # type: ignore[method-assign]
-        forget, *message = unpickler.load()
+        global _RECEIVER
+        _RECEIVER = self
+        try:
+            forget, *message = pickle.loads(data)
+        finally:
+            _RECEIVER = None
         for k in forget:
             self._mirrors.pop(k, None)
         return tuple(message)
 
-    def _persistent_load(self, pid: tuple) -> np.ndarray:
+    def load_array(self, *pid: Any) -> np.ndarray:
         kind, key = pid[0], pid[1]
         if kind == "full":
             _, _, dtype, shape, raw = pid
@@ -86,3 +102,13 @@ class ArrayMirrorReceiver:
         arr.flags.writeable = False
         self._mirrors[key] = arr
         return arr
+
+
+_RECEIVER: ArrayMirrorReceiver | None = None  # the receiver whose loads() is running
+
+
+def _mirrored(*pid: Any) -> np.ndarray:
+    """Called by the unpickler for each mirrored array (pickled as a reference to this function)."""
+    if _RECEIVER is None:
+        raise pickle.UnpicklingError("a mirrored array outside ArrayMirrorReceiver.loads")
+    return _RECEIVER.load_array(*pid)
