@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -58,7 +59,8 @@ def make_gate(cfg: RunConfig, library: SkillLibrary, planner: Any):
         mode=cfg.keep_gate,
         episodes=cfg.keep_gate_episodes,
         max_steps=cfg.keep_gate_steps,
-        seed=cfg.seed,
+        seed=cfg.keep_gate_seed,
+        judge=cfg.keep_gate_judge,
         isolation=cfg.isolation,
     )
     planner.gate = gate
@@ -107,6 +109,10 @@ def run(
     )
     try:
         library = SkillLibrary(library_root_for(cfg, family, run_dir), family.name)
+        for problem in library.problems:  # on the console once, not only in the trace
+            logging.getLogger("compass.session").warning(
+                "%s %s: %s", "skipped" if problem.fatal else "ignored", problem.path, problem.message
+            )
         planner = make_planner(cfg, library, client=client, run_dir=run_dir)
         gate = make_gate(cfg, library, planner)
         env = make_env(cfg.env, epo=cfg.epo, max_steps=cfg.max_steps)
