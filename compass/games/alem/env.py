@@ -495,11 +495,13 @@ class _HarnessText:
         return self._text
 
 
-def _relayed_text(base: _HarnessText, view: AgentView) -> str:
-    """The harness text plus creatures teammates reported that this agent does not see itself."""
+def _relayed_text(base: str | _HarnessText, view: AgentView) -> str:
+    """The harness text (or its lazy writer) plus creatures teammates reported that this agent does not see itself."""
+    if not isinstance(base, str):
+        base = base()
     relayed = [e for e in view.entities if e.team == "enemy" and not e.visible]
     if not relayed:
-        return base()
+        return base
     lines = ["Reported by teammates:"]
     for e in sorted(relayed, key=lambda e: (e.distance, e.id)):
         ago = "this step" if e.age == 0 else f"{e.age} step{'s' if e.age != 1 else ''} ago"
@@ -507,7 +509,7 @@ def _relayed_text(base: _HarnessText, view: AgentView) -> str:
             f"- {e.unit_type} (x={int(e.x)}, y={int(e.y)}) [relayed by Agent {e.source}, "
             f"{e.hops} hop{'s' if e.hops != 1 else ''}, seen {ago}]"
         )
-    return base() + "\n\n" + "\n".join(lines)
+    return base + "\n\n" + "\n".join(lines)
 
 
 def relayed_mobs(view: AgentView) -> list[Entity]:
