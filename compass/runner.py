@@ -20,8 +20,8 @@ from compass.config import RunConfig, default_task
 from compass.core.family import get_family
 from compass.core.types import EVENTS, AgentView, MultiAgentEnv
 from compass.planner.base import Decision, DecisionContext, Planner
-from compass.sandbox.runtime import pooled_executor
-from compass.trace import RunWriter
+from compass.sandbox.executors import pooled_executor
+from compass.trace import TraceSink
 from compass.vlm.errors import VLMFatalError
 
 log = logging.getLogger(__name__)
@@ -75,7 +75,7 @@ class EpisodeRunner:
         env: MultiAgentEnv,
         planner: Planner,
         cfg: RunConfig,
-        writer: RunWriter,
+        writer: TraceSink,
         comm: Any = None,
         on_step: Any = None,
         external: frozenset[int] = frozenset(),

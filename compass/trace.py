@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from compass.util.atomic import atomic_write_json
 
@@ -31,6 +31,29 @@ def _default(o: Any) -> Any:
 def dumps(record: dict[str, Any]) -> str:
     """Canonical one-line JSON (sorted keys) for trace records."""
     return json.dumps(record, sort_keys=True, separators=(",", ":"), default=_default)
+
+
+class TraceSink(Protocol):
+    """Where the runner writes: a run directory (:class:`RunWriter`) or nowhere (:class:`NullTrace`)."""
+
+    def trace(self, record: dict[str, Any]) -> None: ...
+
+    def timing(self, record: dict[str, Any]) -> None: ...
+
+    def flush(self) -> None: ...
+
+
+class NullTrace:
+    """A trace sink that keeps nothing (recordings and skill evaluations write no trace)."""
+
+    def trace(self, record: dict[str, Any]) -> None:
+        """Discard ``record``."""
+
+    def timing(self, record: dict[str, Any]) -> None:
+        """Discard ``record``."""
+
+    def flush(self) -> None:
+        """Nothing to flush."""
 
 
 class RunWriter:

@@ -28,6 +28,7 @@ import numpy as np
 
 from compass.core.types import AgentView, StepResult
 from compass.core.video import EpisodeVideo, FrameInfo, render_video_frame
+from compass.episode.pipeline import EachEpisode, Observer, PlayedEpisode, Progress, Table, play, table
 
 FORMAT = "compass-trajectory/1"
 
@@ -57,6 +58,7 @@ class EpisodeRecorder:
         self._traj = open(self._traj_tmp, "w", encoding="utf-8") if trajectory else None
         self.steps = 0
         self.ret = 0.0
+        self.header_written: dict[str, Any] | None = None  # what finish() wrote
 
     def step(
         self,
@@ -121,6 +123,7 @@ class EpisodeRecorder:
             os.replace(tmp, final)
             self._traj_tmp.unlink(missing_ok=True)
             header["trajectory"] = final.name
+        self.header_written = header
         return header
 
     def abort(self) -> None:
@@ -236,58 +239,83 @@ def _header(env: Any, spec: str, seed: int, episode: int, label: str, checksum: 
     return h
 
 
-class _NullWriter:
-    """The runner's trace writer, discarding (recordings keep their own files)."""
+class Recording(Observer):
+    """The pipeline's recording observer: one :class:`EpisodeRecorder` per episode.
 
-    def trace(self, record: dict) -> None: ...
+    ``name(episode, seed)`` names the files, ``header(env, episode, seed)`` starts the header;
+    ``note(header)`` is what the episode's row gets (default: nothing). ``last`` is the header
+    of the episode recorded last.
+    """
 
-    def timing(self, record: dict) -> None: ...
+    def __init__(
+        self,
+        out: str | os.PathLike,
+        name: Callable[[int, int], str],
+        header: Callable[[Any, int, int], dict[str, Any]],
+        label: str,
+        trajectory: bool = True,
+        note: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    ) -> None:
+        self.out, self.name, self.header, self.label = out, name, header, label
+        self.trajectory, self.note = trajectory, note
+        self._rec: EpisodeRecorder | None = None
+        self.last: dict[str, Any] | None = None
 
-    def flush(self) -> None: ...
+    def steps(self, table: Table, episode: int, seed: int) -> EpisodeRecorder:
+        self.last = None
+        self._rec = EpisodeRecorder(
+            table.env,
+            self.out,
+            self.name(episode, seed),
+            self.header(table.env, episode, seed),
+            trajectory=self.trajectory,
+            policy_label=self.label,
+        )
+        return self._rec
+
+    async def episode_end(self, table: Table, played: PlayedEpisode) -> None:
+        rec, self._rec = self._rec, None
+        if rec is not None:
+            self.last = rec.header_written
+            if self.note is not None and self.last:
+                played.notes.update(self.note(self.last))
 
 
 def _record_library(env_spec, episodes, seed, out, max_steps, epo, library, on_step, on_episode):
     import asyncio
 
     from compass.config import RunConfig
-    from compass.core.family import family_for_env, make_env
+    from compass.core.family import family_for_env
     from compass.demos.policies import library_checksum
     from compass.planner.base import LibraryPlanner
-    from compass.runner import EpisodeRunner
-    from compass.session import make_comm
     from compass.skills.library import SkillLibrary
 
     family = family_for_env(env_spec)
     cfg = RunConfig(env=env_spec, seed=seed, max_steps=max_steps, epo=epo, library=library)
     lib = SkillLibrary(library, family.name)
-    env = make_env(env_spec, epo=epo, max_steps=max_steps)
     label = "skill library (no VLM)"
     checksum = library_checksum(lib)
-    comm = make_comm(cfg)
+    tab = table(cfg, LibraryPlanner(lib), scored=False)
+    recording = Recording(
+        out,
+        name=lambda _episode, s: f"ep_{s:04d}",
+        header=lambda env, episode, s: _header(env, env_spec, s, episode, label, checksum, epo),
+        label=label,
+    )
     rows: list[dict] = []
 
-    def recorder(episode: int, s: int):
-        return EpisodeRecorder(
-            env,
-            out,
-            f"ep_{s:04d}",
-            _header(env, env_spec, s, episode, label, checksum, epo),
-            policy_label=label,
-        )
+    def report(played: PlayedEpisode) -> None:
+        row = dict(recording.last or {})
+        row["skills_used"] = played.result.skills_used
+        rows.append(row)
+        if on_episode:
+            on_episode(row)
 
-    runner = EpisodeRunner(env, LibraryPlanner(lib), cfg, _NullWriter(), comm=comm, recorder=recorder)
-
-    async def play():
-        for ep in range(episodes):
-            comm.reset(seed + ep)
-            res = await runner.run_episode(ep, seed + ep, on_step)
-            row = runner.last_recording or {}
-            row["skills_used"] = res.skills_used
-            rows.append(row)
-            if on_episode:
-                on_episode(row)
-
-    asyncio.run(play())
+    observers: list[Observer] = [recording]
+    if on_step is not None:
+        observers.append(Progress(lambda _episode, _max: on_step))
+    observers.append(EachEpisode(report))
+    asyncio.run(play(tab, [(ep, seed + ep) for ep in range(episodes)], observers))
     return rows
 
 

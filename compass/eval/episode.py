@@ -19,6 +19,7 @@ from typing import Any
 from compass.comm import CommProtocol
 from compass.core.controller import ALLY, ENEMY
 from compass.core.family import family_for_env, make_env
+from compass.episode.pipeline import play, table
 from compass.eval.controllers import (
     SKILL_KINDS,
     FixedSkillPlanner,
@@ -30,7 +31,6 @@ from compass.eval.controllers import (
 )
 from compass.eval.spec import ConfigSpec, Job
 from compass.planner.base import LibraryPlanner
-from compass.runner import EpisodeRunner
 from compass.skills.library import SkillLibrary, default_library_root
 from compass.trace import RunWriter
 
@@ -188,39 +188,26 @@ def _play(job: Job) -> dict[str, Any]:
         )
         if "library" in kinds or any(a.kind == "library" for a in enemy_map.values()):
             library.retrieve(cfg.task, k=1)  # loads the embedding model outside the timed episode
-        comm = CommProtocol(cfg.comm, seed=cfg.seed)
-        comm.reset(cfg.seed)
-        scorer = family.make_scorer(env) if family.make_scorer else None
-        runner = EpisodeRunner(
-            team_env,
-            planner,
+        tab = table(
             cfg,
-            writer,
-            comm=comm,
-            on_step=scorer.on_step if scorer else None,
+            planner,
+            env=team_env,
+            writer=writer,
+            score_env=env,
             external=frozenset(u for c in ally_ctrl for u in c.units),
         )
-
-        async def play() -> dict:
-            try:
-                if scorer is not None:
-                    scorer.start()
-                row = (await runner.run_episode(0, cfg.seed)).as_dict()
-                if scorer is not None:
-                    row["metrics"] = scorer.finish()
-                row["vlm"] = planner.usage_for_episode(0) or {}
-                return row
-            finally:
-                await planner.aclose()
-
         t0 = time.perf_counter()
         try:
-            ep = asyncio.run(play())
+            (played,) = asyncio.run(play(tab, [(0, cfg.seed)]))
             wall = time.perf_counter() - t0
         finally:
             writer.close()
             if isinstance(team_env, TeamEnv):
                 team_env.close()
+        ep = played.result.as_dict()
+        if played.metrics is not None:
+            ep["metrics"] = played.metrics
+        ep["vlm"] = played.usage or {}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return episode_row(job.config, job.env, job.seed, ep, wall, family.name)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from compass.core.family import get_family
 from compass.core.types import AgentView
 from compass.sandbox import SkillError, compile_skill
-from compass.sandbox.runtime import candidate_executor
+from compass.sandbox.executors import candidate_executor
 from compass.skills.skill import Skill, rename_function
 
 NESTED = ("score_target", "control_logic")

@@ -31,7 +31,7 @@ import numpy as np
 
 from compass.core.family import GameFamily, get_family
 from compass.sandbox import SkillError, compile_skill
-from compass.sandbox.runtime import candidate_executor
+from compass.sandbox.executors import candidate_executor
 from compass.skills.library import SkillLibrary, header_length
 from compass.skills.skill import Skill
 
@@ -66,21 +66,11 @@ def check_on_views(
 
 def family_views(family: GameFamily) -> list:
     """The family's recorded observations as views (empty when it ships none)."""
-    from compass.skills.check import load_observations
+    from compass.skills.observations import load_observations
 
     if not family.observations_path.exists():
         return []
     return [family.view_from_text(t) for t in load_observations(family.observations_path)]
-
-
-class _NoTrace:
-    """An evaluation episode writes no trace."""
-
-    def trace(self, record: dict) -> None: ...
-
-    def timing(self, record: dict) -> None: ...
-
-    def flush(self) -> None: ...
 
 
 async def evaluate_skill(
@@ -96,13 +86,11 @@ async def evaluate_skill(
     Returns episodes, wins, win rate, mean return and, for a family with a scorer and a
     ``score_key``, ``score`` (the mean of that metric) with the per-episode ``scores``.
     """
-    from compass.comm import CommProtocol
     from compass.config import RunConfig
-    from compass.core.family import family_for_env, make_env
+    from compass.core.family import family_for_env
+    from compass.episode.pipeline import play, table
     from compass.planner.base import LibraryPlanner
-    from compass.runner import EpisodeRunner
 
-    family = family_for_env(env_spec)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / lib.family).mkdir()
@@ -111,28 +99,14 @@ async def evaluate_skill(
         if skill.name not in one:
             raise HoldUpError(f"candidate {skill.name} did not load: {'; '.join(map(str, one.problems))}")
         cfg = RunConfig(env=env_spec, max_steps=max_steps, isolation=isolation)
-        env = make_env(env_spec, max_steps=max_steps)
-        comm = CommProtocol(cfg.comm, seed=cfg.seed)
+        family = family_for_env(env_spec)
         key = family.score_key if family.make_scorer is not None else None
-        scorer = family.make_scorer(env) if key else None
-        runner = EpisodeRunner(
-            env,
-            LibraryPlanner(one, skill.name),
-            cfg,
-            _NoTrace(),
-            comm=comm,
-            on_step=scorer.on_step if scorer else None,
-        )
-        wins, rets, scores = 0, [], []
-        for s in seeds:
-            comm.reset(s)
-            if scorer is not None:
-                scorer.start()
-            r = await runner.run_episode(0, s)
-            wins += r.outcome == "win"
-            rets.append(r.ret)
-            if scorer is not None:
-                scores.append(float(scorer.finish()[key]))
+        tab = table(cfg, LibraryPlanner(one, skill.name), scored=key is not None)
+        # Every evaluation episode is the runner's episode 0 of its seed: nothing carries over.
+        played = await play(tab, [(0, s) for s in seeds])
+        wins = sum(p.result.outcome == "win" for p in played)
+        rets = [p.result.ret for p in played]
+        scores = [float(p.metrics[key]) for p in played] if key else []
     out: dict[str, Any] = {
         "episodes": len(seeds),
         "wins": wins,

@@ -445,7 +445,7 @@ class SkillLibrary:
         except (SkillError, ValueError, RecursionError) as e:
             raise SkillEditError(f"{name}.py: {_without_path(str(e), path)}") from None
         if run_observations:
-            from compass.skills.check import check_compiled
+            from compass.skills.observations import check_compiled
 
             errors = check_compiled(compiled, self.family, limit=20)
             if errors:

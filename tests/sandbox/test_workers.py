@@ -15,8 +15,8 @@ import pytest
 from compass.config import RunConfig
 from compass.core.family import get_family
 from compass.sandbox import SkillExecutor, compile_skill
+from compass.sandbox.executors import make_executor
 from compass.sandbox.isolated import IsolatedExecutor
-from compass.sandbox.runtime import make_executor
 
 API = "compass.games.combat.skill_api"
 SLOW = "def slow(obs):\n    n = 0\n    for i in range(150000):\n        n += i\n    return STOP\n"
