@@ -11,6 +11,7 @@ from typing import Any
 from compass.comm import CommProtocol
 from compass.config import RunConfig
 from compass.core.family import GameFamily, family_for_env, make_env
+from compass.core.runformat import FORMAT_VERSION
 from compass.episode.pipeline import (
     EachEpisode,
     Observer,
@@ -193,6 +194,7 @@ def _play_run(
             library.save_stats()  # the shipped library stays read-only
     scorer = tab.scorer
     summary = {
+        "format_version": FORMAT_VERSION,
         "run_id": run_dir.name,
         "env": cfg.env,
         "planner": cfg.planner,

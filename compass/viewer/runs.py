@@ -1,4 +1,5 @@
-"""Reading what ``compass run`` wrote: ``runs/<id>/summary.json``, ``trace.jsonl``, ``timings.jsonl``.
+"""Reading what ``compass run`` wrote: ``runs/<id>/summary.json``, ``trace.jsonl``, ``timings.jsonl``
+(the format: :mod:`compass.core.runformat`).
 
 The viewer reads only these files (never the live objects of a run). A trace is indexed once by
 byte offset (one pass, records kept as offsets, not parsed objects), so a page asks for a window
@@ -13,6 +14,8 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from compass.core.runformat import RunFiles, RunFormatError, read_summary
 
 #: Where optional prompt logs may live inside a run directory (``--log-prompts``).
 PROMPT_DIRS = ("prompts", "prompt_logs")
@@ -63,11 +66,7 @@ class RunStore:
 
     def run_dir(self, run_id: str) -> Path:
         d = self.dir / _safe_id(run_id)
-        if not d.is_dir() or not (
-            (d / "summary.json").exists()
-            or (d / "trace.jsonl").exists()
-            or (d / "trace.jsonl.partial").exists()
-        ):
+        if not RunFiles(d).is_run():
             raise RunNotFound(f"no run {run_id!r} in {self.dir}")
         return d
 
@@ -86,17 +85,21 @@ class RunStore:
         return rows
 
     def summary(self, run_id: str) -> dict[str, Any] | None:
-        path = self.run_dir(run_id) / "summary.json"
+        """The run's ``summary.json`` (None: none yet, or unreadable)."""
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
+            s = read_summary(self.run_dir(run_id))
+        except (OSError, RunFormatError):
             return None
+        return s.raw if s is not None else None
 
     def run_row(self, run_id: str) -> dict[str, Any]:
         d = self.run_dir(run_id)
-        s = self.summary(run_id)
-        status = "finished" if s is not None and (d / "trace.jsonl").exists() else "incomplete"
-        if s is None:
+        try:
+            typed = read_summary(d)
+        except (OSError, RunFormatError) as e:  # listed, with why it cannot be shown
+            return {"id": run_id, "status": "unreadable", "error": str(e), "episodes": [], "n_episodes": 0}
+        status = "finished" if typed is not None and RunFiles(d).trace.exists() else "incomplete"
+        if typed is None:
             cfg = self._run_start(run_id) or {}
             c = cfg.get("config", {})
             return {
@@ -109,25 +112,25 @@ class RunStore:
                 "episodes": [],
                 "n_episodes": 0,
             }
-        eps = [self._episode_row(e) for e in s.get("episodes", [])]
-        usage = s.get("vlm_usage") or {}
-        total = usage.get("total", usage) if isinstance(usage, dict) else {}
+        eps = [self._episode_row(e) for e in typed.episodes]
+        usage = typed.vlm_usage or {}
+        total = usage.get("total", usage)
         return {
             "id": run_id,
             "status": status,
-            "env": s.get("env"),
-            "planner": s.get("planner"),
-            "vlm": s.get("vlm"),
-            "seed": s.get("seed"),
-            "comm": s.get("comm"),
+            "env": typed.env,
+            "planner": typed.planner,
+            "vlm": typed.vlm,
+            "seed": typed.seed,
+            "comm": typed.comm,
             "n_episodes": len(eps),
             "wins": sum(1 for e in eps if e["outcome"] == "win"),
-            "headline": s.get("headline"),
+            "headline": typed.headline,
             "tokens": sum(e["tokens"] for e in eps) or _tokens(total),
             "cost_usd": round(sum(e["cost_usd"] for e in eps), 6),
             "skill_errors": sum(e["skill_errors"] for e in eps),
             "episodes": eps,
-            "video": s.get("video"),
+            "video": typed.video,
         }
 
     @staticmethod
@@ -150,10 +153,9 @@ class RunStore:
     # --- trace index ------------------------------------------------------------------------
 
     def trace_path(self, run_id: str) -> Path:
-        d = self.run_dir(run_id)
-        for name in ("trace.jsonl", "trace.jsonl.partial"):
-            if (d / name).exists():
-                return d / name
+        path = RunFiles(self.run_dir(run_id)).trace_file()
+        if path is not None:
+            return path
         raise RunNotFound(f"run {run_id!r} has no trace")
 
     def index(self, run_id: str) -> TraceIndex:
