@@ -14,8 +14,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.syntax import Syntax
 from rich.table import Column, Table
 
-from compass.cli_errors import ErrorReportingGroup, set_debug
-from compass.cli_errors import state as cli_state
+from compass.cli_errors import ErrorReportingGroup, exit_code, set_debug
+from compass.cli_errors import fail as _fail
 from compass.config import DEFAULT_ENV, RunConfig
 from compass.demos.cli import demos_app, skills_bootstrap
 from compass.eval.cli import register as register_eval
@@ -35,16 +35,6 @@ app.add_typer(demos_app, name="demos")
 skills_app.command("bootstrap")(skills_bootstrap)
 console = Console()
 err = Console(stderr=True, soft_wrap=True)
-
-
-def _fail(message: str, exc: BaseException | None = None, code: int = 2) -> None:
-    exc = exc or sys.exc_info()[1]
-    if cli_state.debug and exc is not None:  # --debug: the traceback of the error being reported
-        from rich.traceback import Traceback
-
-        err.print(Traceback.from_exception(type(exc), exc, exc.__traceback__))
-    err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)  # one line, however long
-    raise typer.Exit(code)
 
 
 @app.callback(invoke_without_command=True)
@@ -188,17 +178,16 @@ def run(
                 f"{row['skill_errors']} skill errors{extra}"
             )
 
-        failure: tuple[str, BaseException, int] | None = None
+        failure: BaseException | None = None
         try:
             summary = run_session(cfg, on_episode=on_episode, progress=progress)
-        except VLMError as e:  # the model is absent or the replay does not match: no result
-            failure = (str(e), e, 1)
-        except (ValueError, FileNotFoundError, FileExistsError, ImportError) as e:
-            failure = (str(e), e, 2)
+        # a model that is absent or a replay that does not match (exit 1); a bad request (exit 2)
+        except (VLMError, ValueError, FileNotFoundError, FileExistsError, ImportError) as e:
+            failure = e
         finally:
             logging.getLogger("compass").removeHandler(events)
     if failure is not None:  # reported once the progress display has let go of the terminal
-        _fail(*failure)
+        _fail(str(failure), exit_code(failure), failure)
     if "vlm_usage" in summary:
         _module_table(summary["vlm_usage"])
     if "headline" in summary:

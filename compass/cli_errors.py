@@ -8,7 +8,8 @@ stderr and a non-zero exit code. ``--debug`` lets the exception through, with it
 from __future__ import annotations
 
 import logging
-from typing import Any
+import sys
+from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -22,11 +23,11 @@ except ImportError:  # pragma: no cover
 
 import click
 
+from compass.core.errors import USER_ERRORS, exit_code, is_expected
+
 err = Console(stderr=True, soft_wrap=True)
 
-#: Exceptions that mean the user asked for something that cannot be done (bad path, bad spec...);
-#: they exit with 2 like option errors, anything else with 1.
-USER_ERRORS: tuple[type[BaseException], ...] = (ValueError, OSError, LookupError, ImportError)
+__all__ = ["USER_ERRORS", "ErrorReportingGroup", "exit_code", "fail", "report", "set_debug"]
 
 
 class _State:
@@ -46,17 +47,31 @@ def set_debug(debug: bool) -> None:
 def describe(exc: BaseException) -> str:
     """One line naming what failed: the message, prefixed by the type where the type is the news."""
     message = " ".join(str(exc).split()) or type(exc).__name__
-    if isinstance(exc, USER_ERRORS) or type(exc).__name__ in ("VLMError", "SkillError"):
-        return message
-    return f"{type(exc).__name__}: {message}"
+    return message if is_expected(exc) else f"{type(exc).__name__}: {message}"
 
 
 def report(exc: BaseException) -> int:
-    """Print ``exc`` as one ``error:`` line on stderr; the exit code it deserves."""
-    user = isinstance(exc, USER_ERRORS) or type(exc).__name__ == "VLMError"
-    hint = "" if user else " (run with --debug for the traceback)"
+    """Print ``exc`` as one ``error:`` line on stderr; the exit code it deserves
+    (:func:`compass.core.errors.exit_code`)."""
+    hint = "" if is_expected(exc) else " (run with --debug for the traceback)"
     err.print(f"[bold red]error:[/] {escape(describe(exc))}{hint}")
-    return 2 if user else 1
+    return exit_code(exc)
+
+
+def fail(message: str, code: int = 2, exc: BaseException | None = None) -> NoReturn:
+    """End the command: ``error: <message>`` on one line of stderr, exit ``code``.
+
+    With ``--debug`` the traceback of ``exc`` (default: the exception being handled) comes first.
+    A fresh console each time: progress displays swap ``sys.stderr`` while they run.
+    """
+    exc = exc or sys.exc_info()[1]
+    console = Console(stderr=True, soft_wrap=True)
+    if state.debug and exc is not None:
+        from rich.traceback import Traceback
+
+        console.print(Traceback.from_exception(type(exc), exc, exc.__traceback__))
+    console.print(f"[bold red]error:[/] {escape(message)}")  # one line, however long
+    raise typer.Exit(code)
 
 
 class ErrorReportingGroup(TyperGroup):

@@ -20,6 +20,8 @@ from rich.markup import escape
 from rich.syntax import Syntax
 from rich.table import Table
 
+from compass.cli_errors import fail as _fail
+
 console = Console()
 err = Console(stderr=True)
 
@@ -29,11 +31,6 @@ LibraryOpt = Annotated[
 FamilyOpt = Annotated[str, typer.Option(help="game family (combat, alem, ...)")]
 ReasonOpt = Annotated[str | None, typer.Option(help="why: stored with the version")]
 AuthorOpt = Annotated[str | None, typer.Option(help="who: default $COMPASS_AUTHOR, git's user.name or $USER")]
-
-
-def _fail(message: str, code: int = 2) -> None:
-    err.print(f"[bold red]error:[/] {escape(message)}")
-    raise typer.Exit(code)
 
 
 def _open(library: Path | None, family: str, create: bool = False):

@@ -20,14 +20,11 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from compass.cli_errors import fail as _fail
+
 console = Console()
 err = Console(stderr=True)
 runs_app = typer.Typer(no_args_is_help=True, help="List, show and compare runs and evals.")
-
-
-def _fail(message: str, code: int = 2) -> None:
-    err.print(f"[bold red]error:[/] {escape(message)}")
-    raise typer.Exit(code)
 
 
 def eval_command(
