@@ -64,15 +64,15 @@ def _guard(fn, *args, **kwargs):
         _fail(str(e), 1)
 
 
-def register(skills_app: typer.Typer) -> None:
+def register(app: typer.Typer, skills: typer.Typer) -> None:
     """Add the editing commands to the ``compass skills`` group."""
-    skills_app.command("add")(skills_add)
-    skills_app.command("edit")(skills_edit)
-    skills_app.command("rm")(skills_rm)
-    skills_app.command("rename")(skills_rename)
-    skills_app.command("diff")(skills_diff)
-    skills_app.command("history")(skills_history)
-    skills_app.command("revert")(skills_revert)
+    skills.command("add")(skills_add)
+    skills.command("edit")(skills_edit)
+    skills.command("rm")(skills_rm)
+    skills.command("rename")(skills_rename)
+    skills.command("diff")(skills_diff)
+    skills.command("history")(skills_history)
+    skills.command("revert")(skills_revert)
 
 
 def skills_add(

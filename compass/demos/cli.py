@@ -290,3 +290,9 @@ def evaluate_cmd(
         "greedy_eval": ev,
     }
     atomic_write_json(checkpoint.parent / "eval.json", summary)
+
+
+def register(app: typer.Typer, skills: typer.Typer) -> None:
+    """Add the ``demos`` group and ``skills bootstrap`` to the ``compass`` command line."""
+    app.add_typer(demos_app, name="demos")
+    skills.command("bootstrap")(skills_bootstrap)

@@ -206,7 +206,7 @@ def runs_compare(
     )
 
 
-def register(app: typer.Typer) -> None:
+def register(app: typer.Typer, skills: typer.Typer) -> None:
     """Add ``eval`` and ``runs`` to the ``compass`` command line."""
     app.command("eval")(eval_command)
     app.add_typer(runs_app, name="runs")
