@@ -97,7 +97,7 @@ class RunStore:
         try:
             typed = read_summary(d)
         except (OSError, RunFormatError) as e:  # listed, with why it cannot be shown
-            return {"id": run_id, "status": "unreadable", "error": str(e), "episodes": [], "n_episodes": 0}
+            return {"id": run_id, "status": f"unreadable: {e}", "episodes": [], "n_episodes": 0}
         status = "finished" if typed is not None and RunFiles(d).trace.exists() else "incomplete"
         if typed is None:
             cfg = self._run_start(run_id) or {}
