@@ -4,7 +4,7 @@
 same code as a command-line usage error). 1: the request was fine, but the work failed so that its
 result would be meaningless (a model that is absent or answers nothing usable, a replay that does
 not match its run, a skill that fails its check). Every command ends through
-:func:`compass.cli_errors.report` or :func:`compass.cli_errors.fail`, which apply :func:`exit_code`.
+:func:`compass.cli.errors.report` or :func:`compass.cli.errors.fail`, which apply :func:`exit_code`.
 """
 
 from __future__ import annotations

@@ -11,8 +11,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from compass.cli_errors import exit_code
-from compass.cli_errors import fail as _fail
+from compass.cli.errors import exit_code
+from compass.cli.errors import fail as _fail
 
 demos_app = typer.Typer(no_args_is_help=True, help="Train MAPPO demonstrators and record demonstrations.")
 console = Console()

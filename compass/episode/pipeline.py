@@ -21,9 +21,9 @@ from compass.comm import CommProtocol
 from compass.config import RunConfig
 from compass.core.family import GameFamily, Scorer, family_for_env, make_env
 from compass.core.types import AgentView, MultiAgentEnv, StepResult
+from compass.episode.runner import EpisodeResult, EpisodeRunner
+from compass.episode.trace import NullTrace, TraceSink
 from compass.planner.base import Planner
-from compass.runner import EpisodeResult, EpisodeRunner
-from compass.trace import NullTrace, TraceSink
 
 
 def make_comm(cfg: RunConfig) -> CommProtocol:

@@ -20,6 +20,7 @@ from compass.comm import CommProtocol
 from compass.core.controller import ALLY, ENEMY
 from compass.core.family import family_for_env, make_env
 from compass.episode.pipeline import play, table
+from compass.episode.trace import RunWriter
 from compass.eval.controllers import (
     SKILL_KINDS,
     FixedSkillPlanner,
@@ -32,7 +33,6 @@ from compass.eval.controllers import (
 from compass.eval.spec import ConfigSpec, Job
 from compass.planner.base import LibraryPlanner
 from compass.skills.library import SkillLibrary, default_library_root
-from compass.trace import RunWriter
 
 _ENVS: dict[tuple, Any] = {}
 _LIBRARIES: dict[tuple, SkillLibrary] = {}

@@ -17,7 +17,7 @@ from compass.core.family import env_kinds, families
 ROOT = Path(compass.__file__).parent
 #: game-independent packages and modules (a game's name here is a branch on it)
 CORE = ("core", "comm", "sandbox", "skills", "planner", "episode", "vlm", "util")
-CORE_MODULES = ("runner.py", "trace.py", "rundir.py", "session.py")
+CORE_MODULES: tuple[str, ...] = ()  # loose modules at the package root that count as core
 
 
 def _modules() -> dict[str, Path]:

@@ -88,12 +88,12 @@ def test_debug_shows_the_traceback(tmp_path, argv):
 
 
 def test_unexpected_failure_is_one_line_with_a_hint(monkeypatch, tmp_path):
-    import compass.session
+    import compass.episode.session
 
     def broken(*args, **kwargs):
         raise ZeroDivisionError("something inside broke")
 
-    monkeypatch.setattr(compass.session, "run", broken)
+    monkeypatch.setattr(compass.episode.session, "run", broken)
     result = _invoke("run", "--out", str(tmp_path))
     assert result.exit_code == 1
     lines = _error_lines(result.output)

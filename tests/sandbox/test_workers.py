@@ -162,8 +162,8 @@ def test_worker_pool_pins_agents_and_survives_a_hang(views):
 @pytest.mark.slow  # embeds a new library and compiles SMAX
 def test_episode_with_hostile_skills_goes_on(tmp_path):
     """A real SMAX episode whose only skill hangs for agent 0 and bombs memory for agent 1."""
-    from compass.session import run
-    from compass.trace import read_trace
+    from compass.episode.session import run
+    from compass.episode.trace import read_trace
 
     lib = tmp_path / "lib" / "combat"
     lib.mkdir(parents=True)

@@ -62,7 +62,7 @@ class RunWriter:
 
     def __init__(self, run_dir: str | os.PathLike) -> None:
         self.dir = Path(run_dir)
-        self.dir.mkdir(parents=True, exist_ok=True)  # normally made (uniquely) by compass.rundir
+        self.dir.mkdir(parents=True, exist_ok=True)  # normally made (uniquely) by compass.episode.rundir
         self._partial = self.dir / TRACE_PARTIAL
         self._trace = open(self._partial, "w", encoding="utf-8")  # noqa: SIM115 - closed in close()
         self._timings = open(self.dir / TIMINGS, "w", encoding="utf-8")  # noqa: SIM115

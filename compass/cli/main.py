@@ -14,9 +14,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.syntax import Syntax
 from rich.table import Column, Table
 
-from compass import library_cli
-from compass.cli_errors import ErrorReportingGroup, exit_code, set_debug
-from compass.cli_errors import fail as _fail
+from compass.cli import library as library_cli
+from compass.cli.errors import ErrorReportingGroup, exit_code, set_debug
+from compass.cli.errors import fail as _fail
 from compass.config import RUN_DEFAULTS, RunConfig
 from compass.demos import cli as demos_cli
 from compass.eval import cli as eval_cli
@@ -138,7 +138,7 @@ def run(
     ] = RUN_DEFAULTS.keep_gate_steps,
 ) -> None:
     """Play episodes and write runs/<run-id>/ (manifest.json, trace.jsonl, summary.json, optional video)."""
-    from compass.config_file import ConfigFileError, build_config, load_config_file
+    from compass.cli.config_file import ConfigFileError, build_config, load_config_file
 
     given = {k: v for k, v in locals().items() if k != "config" and k in RunConfig.model_fields}
     try:
@@ -148,7 +148,7 @@ def run(
         _fail(str(e))
     if "planner" not in file_values and planner is None:
         cfg = cfg.model_copy(update={"planner": "vlm" if cfg.vlm else "library"})
-    from compass.session import run as run_session
+    from compass.episode.session import run as run_session
     from compass.vlm import VLMError
 
     events = _console_events()
@@ -372,7 +372,3 @@ for _register in COMMANDS:
 
 def entrypoint() -> None:  # pragma: no cover - console script shim
     app(sys.argv[1:])
-
-
-if __name__ == "__main__":  # python -m compass.cli (runs this checkout, not an installed copy)
-    app()

@@ -19,9 +19,9 @@ import numpy as np
 from compass.config import RunConfig, default_task
 from compass.core.family import get_family
 from compass.core.types import EVENTS, AgentView, MultiAgentEnv
+from compass.episode.trace import TraceSink
 from compass.planner.base import Decision, DecisionContext, Planner
 from compass.sandbox.executors import pooled_executor
-from compass.trace import TraceSink
 from compass.vlm.errors import VLMFatalError
 
 log = logging.getLogger(__name__)

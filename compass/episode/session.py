@@ -22,11 +22,11 @@ from compass.episode.pipeline import (
     play,
     table,
 )
+from compass.episode.rundir import create_run_dir, finish_manifest, write_manifest
+from compass.episode.trace import RunWriter
 from compass.eval.stats import summarize_outcomes
 from compass.planner.factory import make_planner, preflight
-from compass.rundir import create_run_dir, finish_manifest, write_manifest
 from compass.skills.library import SkillLibrary, default_library_root
-from compass.trace import RunWriter
 
 
 def library_root_for(cfg: RunConfig, family: GameFamily, run_dir: Path) -> Path | None:

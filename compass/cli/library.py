@@ -20,7 +20,7 @@ from rich.markup import escape
 from rich.syntax import Syntax
 from rich.table import Table
 
-from compass.cli_errors import fail as _fail
+from compass.cli.errors import fail as _fail
 
 console = Console()
 err = Console(stderr=True)
