@@ -102,6 +102,9 @@ class GameFamily:
     y_axis: Literal["north", "south"] = "north"
     #: family-specific unit controller kinds (``compass.core.controller``), e.g. ``heuristic``, ``mappo``
     controllers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    #: ``action_name(action, agent) -> str`` for recorded trajectories, when the env has no
+    #: ``action_name`` method of its own (None: the action's number)
+    action_name: Callable[[int, int], str] | None = None
 
     @property
     def prompts_dir(self) -> Path:

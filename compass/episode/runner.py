@@ -90,7 +90,7 @@ class EpisodeRunner:
         self.on_step = on_step
         # Agents whose actions come from elsewhere (compass.eval.controllers.TeamEnv): no decisions, no skills.
         self.external = external
-        # recorder(episode, seed) -> compass.demos.record.EpisodeRecorder: video/trajectory streamed per step
+        # recorder(episode, seed) -> compass.episode.recording.EpisodeRecorder: video/trajectory streamed per step
         self.recorder = recorder
         self.last_recording: dict[str, Any] | None = None
         self.task = cfg.task or default_task(env.family)

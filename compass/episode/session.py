@@ -72,7 +72,7 @@ def make_gate(cfg: RunConfig, library: SkillLibrary, planner: Any):
 
 def video_recorder(cfg: RunConfig, run_dir: Path) -> Observer:
     """One followable MP4 per episode, streamed to ``run_dir/videos/episode_NNN.mp4`` while it runs."""
-    from compass.demos.record import Recording
+    from compass.episode.recording import Recording
 
     label = f"compass {cfg.planner} planner" + (f" ({cfg.vlm})" if cfg.vlm else "")
     return Recording(

@@ -70,7 +70,7 @@ class Demos:
 
 def load_demos(path: str | Path, family: str | None = None, need_trajectories: bool = False) -> Demos:
     """Find episodes under ``path`` (``*.jsonl`` trajectories, ``*.mp4`` videos, checkpoints' meta)."""
-    from compass.demos.record import read_trajectory
+    from compass.episode.recording import read_trajectory
 
     root = Path(path)
     if not root.exists():
