@@ -30,4 +30,4 @@ def exit_code(exc: BaseException) -> int:
 
 def is_expected(exc: BaseException) -> bool:
     """Whether ``exc`` is an error compass reports as such (its message is the news; no traceback hint)."""
-    return isinstance(exc, CompassError | USER_ERRORS)
+    return isinstance(exc, (CompassError, *USER_ERRORS))

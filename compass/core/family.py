@@ -25,6 +25,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal, Protocol
 
+from compass.core.errors import CompassError
 from compass.core.types import AgentView, MultiAgentEnv, StepResult
 
 ENTRY_POINT_GROUP = "compass.games"
@@ -130,7 +131,7 @@ class GameFamily:
 _REGISTRY: dict[str, GameFamily] = {}
 
 
-class UnknownFamilyError(ValueError):
+class UnknownFamilyError(CompassError, ValueError):
     """A family or env kind that no registered family provides."""
 
 

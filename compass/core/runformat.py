@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from compass.core.errors import CompassError
+
 #: bump when a reader would misread what a new writer writes (then say what changed in docs/runs.md)
 FORMAT_VERSION = 1
 
@@ -35,7 +37,7 @@ TIMINGS = "timings.jsonl"
 VIDEOS = "videos"
 
 
-class RunFormatError(ValueError):
+class RunFormatError(CompassError, ValueError):
     """A run directory this version cannot read (newer format, or a file of the wrong shape)."""
 
 

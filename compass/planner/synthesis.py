@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from compass.core.errors import CompassError
 from compass.core.family import get_family
 from compass.core.types import AgentView
 from compass.sandbox import SkillError, compile_skill
@@ -38,7 +39,7 @@ _STOP = frozenset(
 )
 
 
-class MergeError(ValueError):
+class MergeError(CompassError, ValueError):
     """The generated code cannot be turned into a skill (wrong shape, unknown helper...).
 
     ``cause`` names the stage that refused it: ``shape``, ``syntax``, ``encoding``, ``recursion``,

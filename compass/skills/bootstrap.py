@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
+from compass.core.errors import CompassError
 from compass.core.family import GameFamily, family_for_env, get_family
 from compass.skills.holdup import check_on_views, evaluate_skill
 from compass.skills.library import SkillLibrary
@@ -39,7 +40,7 @@ from compass.skills.skill import Skill, parse_skill_source
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
 
-class DemoError(ValueError):
+class DemoError(CompassError, ValueError):
     """Demonstrations that cannot be used (the message says which file and why)."""
 
 

@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from compass.core.errors import CompassError
 from compass.core.family import GameFamily, get_family
 from compass.sandbox import SkillError, compile_skill
 from compass.sandbox.executors import candidate_executor
@@ -40,7 +41,7 @@ log = logging.getLogger(__name__)
 GateMode = Literal["off", "check", "eval"]
 
 
-class HoldUpError(ValueError):
+class HoldUpError(CompassError, ValueError):
     """A candidate that cannot even be evaluated (it does not load in a library of its own)."""
 
 

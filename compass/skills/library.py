@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from compass.core.errors import CompassError
 from compass.core.family import get_family
 from compass.sandbox import CompiledSkill, SkillError, compile_skill
 from compass.skills.embedding import Embedder
@@ -61,7 +62,7 @@ class LoadProblem:
         return f"{self.path.name}: {self.message}"
 
 
-class SkillEditError(ValueError):
+class SkillEditError(CompassError, ValueError):
     """A change refused before anything was written (the message names the line where it can)."""
 
 
