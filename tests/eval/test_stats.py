@@ -97,3 +97,41 @@ def test_paired_comparison_uses_only_common_seeds():
     s = summarize(rows, ["a", "b"])
     assert s["envs"]["e"]["configs"]["a"]["win"]["mean"] == 1.0
     assert s["envs"]["e"]["configs"]["b"]["episodes"] == 15
+
+
+def test_rliable_style_ci_matches_scipys_percentile_bootstrap_on_one_task():
+    """One task column (how the ALEM leaderboard calls rliable): the ordinary percentile bootstrap."""
+    from compass.eval.stats import stratified_bootstrap_ci
+
+    mean, lo, hi = stratified_bootstrap_ci(LSAT, reps=40_000, seed=1)
+    ref = sps.bootstrap((np.array(LSAT),), np.mean, n_resamples=40_000, method="percentile", random_state=3)
+    assert mean == pytest.approx(np.mean(LSAT))
+    assert lo == pytest.approx(ref.confidence_interval.low, abs=1.5)
+    assert hi == pytest.approx(ref.confidence_interval.high, abs=1.5)
+    # a column vector is the same one-task matrix
+    assert stratified_bootstrap_ci(np.array(LSAT)[:, None], reps=2000, seed=4) == stratified_bootstrap_ci(
+        LSAT, reps=2000, seed=4
+    )
+
+
+def test_rliable_style_ci_resamples_runs_within_each_task():
+    """rliable's StratifiedBootstrap draws runs per task column: a task scoring 0 on every run and
+    one scoring 100 keep their runs in every resample, so the mean over both cannot move; pooling
+    the 40 cells would give a wide interval."""
+    from compass.eval.stats import stratified_bootstrap_ci
+
+    m = np.column_stack([np.zeros(20), np.full(20, 100.0)])
+    assert stratified_bootstrap_ci(m, reps=5000) == (50.0, 50.0, 50.0)
+    _, plo, phi = stratified_bootstrap_ci(m.ravel(), reps=5000)
+    assert phi - plo > 20
+    # reference computation of the same procedure, written out: per task, runs drawn with replacement
+    rng = np.random.default_rng(7)
+    x = rng.normal(10, 3, size=(12, 3))
+    draws = rng.integers(0, 12, size=(20_000, 12, 3))
+    ref = np.quantile(
+        np.take_along_axis(np.broadcast_to(x, draws.shape), draws, axis=1).mean(axis=(1, 2)), [0.025, 0.975]
+    )
+    _, lo, hi = stratified_bootstrap_ci(x, reps=20_000, seed=8)
+    assert lo == pytest.approx(ref[0], abs=0.15) and hi == pytest.approx(ref[1], abs=0.15)
+    with pytest.raises(ValueError):
+        stratified_bootstrap_ci([])
