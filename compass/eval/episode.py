@@ -18,6 +18,7 @@ from typing import Any
 
 from compass.comm import CommProtocol
 from compass.core.controller import ALLY, ENEMY
+from compass.core.errors import is_expected
 from compass.core.family import family_for_env, make_env
 from compass.episode.pipeline import play, table
 from compass.episode.trace import RunWriter
@@ -84,10 +85,10 @@ def play_episode(job: Job) -> dict[str, Any]:
         return _play(job)
     except EpisodeError:
         raise
-    except (ValueError, FileNotFoundError, ImportError, KeyError) as e:
-        raise EpisodeError(label(job), f"{type(e).__name__}: {e}", True, traceback.format_exc()) from None
     except Exception as e:
-        raise EpisodeError(label(job), f"{type(e).__name__}: {e}", False, traceback.format_exc()) from None
+        # Expected errors (a bad spec, a missing model: compass.core.errors) need no traceback.
+        expected = is_expected(e)
+        raise EpisodeError(label(job), f"{type(e).__name__}: {e}", expected, traceback.format_exc()) from None
 
 
 def _play(job: Job) -> dict[str, Any]:
