@@ -12,9 +12,10 @@ import sys
 from typing import Any, NoReturn
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from typer.core import TyperGroup
+
+from compass.util.console import Console, print_exception
 
 try:  # typer >= 0.20 vendors click as typer._click; older typer uses click itself
     from typer._click.exceptions import ClickException
@@ -67,9 +68,7 @@ def fail(message: str, code: int = 2, exc: BaseException | None = None) -> NoRet
     exc = exc or sys.exc_info()[1]
     console = Console(stderr=True, soft_wrap=True)
     if state.debug and exc is not None:
-        from rich.traceback import Traceback
-
-        console.print(Traceback.from_exception(type(exc), exc, exc.__traceback__))
+        print_exception(console, exc)
     console.print(f"[bold red]error:[/] {escape(message)}")  # one line, however long
     raise typer.Exit(code)
 

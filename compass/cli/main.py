@@ -8,10 +8,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.syntax import Syntax
 from rich.table import Column, Table
 
 from compass.cli import library as library_cli
@@ -20,6 +18,7 @@ from compass.cli.errors import fail as _fail
 from compass.config import RUN_DEFAULTS, RunConfig
 from compass.demos import cli as demos_cli
 from compass.eval import cli as eval_cli
+from compass.util.console import Console, log_handler, print_code, print_table
 from compass.viewer import cli as viewer_cli
 
 app = typer.Typer(
@@ -212,7 +211,9 @@ def run(
         o = summary["overall"]
         lo, hi = o["win_rate_ci95"]
         result = f"win rate {o['win_rate']:.2f} [{lo:.2f}, {hi:.2f}]"
-    console.print(f"{result} over {len(summary['episodes'])} episode(s); run written to {summary['run_dir']}")
+    console.print(
+        escape(f"{result} over {len(summary['episodes'])} episode(s); run written to {summary['run_dir']}")
+    )
 
 
 def _explicit(ctx: typer.Context | None, values: dict) -> dict:
@@ -225,10 +226,7 @@ def _explicit(ctx: typer.Context | None, values: dict) -> dict:
 
 def _console_events() -> logging.Handler:
     """Show VLM errors, retries, cache hits and planner fallbacks on stderr as they happen."""
-    from rich.logging import RichHandler
-
-    handler = RichHandler(console=err, show_time=False, show_path=False, markup=False, rich_tracebacks=False)
-    handler.setLevel(logging.INFO)
+    handler = log_handler(err)
     logger = logging.getLogger("compass")
     logger.addHandler(handler)
     if logger.level == logging.NOTSET or logger.level > logging.INFO:
@@ -262,7 +260,7 @@ def _module_table(usage: dict) -> None:
             str(m.get("total_tokens", 0)),
             f"{m.get('latency_s_mean', 0):.2f}",
         )
-    console.print(table)
+    print_table(console, table)
 
 
 # --- skills -----------------------------------------------------------------------------------------
@@ -299,7 +297,7 @@ def skills_list(library: LibraryOpt = None, family: FamilyOpt = "combat") -> Non
             str(st.get("errors", 0)),
             (s.description.splitlines() or [""])[0][:70],
         )
-    console.print(table)
+    print_table(console, table)
 
 
 def skills_show(name: str, library: LibraryOpt = None, family: FamilyOpt = "combat") -> None:
@@ -309,18 +307,20 @@ def skills_show(name: str, library: LibraryOpt = None, family: FamilyOpt = "comb
         skill = lib.get(name)
     except KeyError as e:
         _fail(str(e.args[0]))
-    console.print(Syntax(skill.file_text(), "python", line_numbers=True))
+    print_code(console, skill.file_text())
 
 
 def skills_search(query: str, k: int = 5, library: LibraryOpt = None, family: FamilyOpt = "combat") -> None:
     """Rank skills by similarity of their description to QUERY."""
     lib = _library(library, family)
     table = Table("score", Column("name", no_wrap=True), "description")
-    for hit in lib.retrieve(query, k):
+    with err.status("ranking skills (the first search loads the embedding model, ~20 s)"):
+        hits = lib.retrieve(query, k)
+    for hit in hits:
         table.add_row(
             f"{hit.score:.3f}", hit.skill.name, (hit.skill.description.splitlines() or [""])[0][:80]
         )
-    console.print(table)
+    print_table(console, table)
 
 
 def skills_check(library: LibraryOpt = None, family: FamilyOpt = "combat") -> None:
@@ -332,7 +332,7 @@ def skills_check(library: LibraryOpt = None, family: FamilyOpt = "combat") -> No
     table = Table(Column("skill", no_wrap=True), "observations", "errors", "first error")
     for row in report:
         table.add_row(row.name, str(row.runs), str(len(row.errors)), row.errors[0] if row.errors else "")
-    console.print(table)
+    print_table(console, table)
     bad = [r for r in report if r.errors] + [p for p in lib.problems if p.fatal]
     if bad:
         err.print(f"[red]{len(bad)} skill file(s) with problems[/]")
@@ -363,7 +363,7 @@ COMMANDS = (
     eval_cli.register,  # eval, runs ...
     demos_cli.register,  # demos ..., skills bootstrap
     register,  # run, skills list | show | search | check
-    library_cli.register,  # skills add | edit | rm | rename | diff | history | revert
+    library_cli.register,  # skills init | add | edit | rm | rename | diff | history | revert
     viewer_cli.register,  # view
 )
 for _register in COMMANDS:

@@ -28,7 +28,7 @@ from compass.games.alem.extract import affordances_text, entities, extract_obs, 
 from compass.games.alem.names import ACHIEVEMENTS, N_ACTIONS, N_AGENTS, action_index, action_name
 from compass.games.alem.obs import AlemMemory, ObsData
 from compass.games.alem.scenarios import SCENARIOS, Scenario, get_preset
-from compass.util.jax_cache import enable_jax_cache
+from compass.util.jax_cache import enable_jax_cache, note_compile
 
 FAMILY = "alem"
 
@@ -104,6 +104,7 @@ def _compiled(name: str, preset: str = "rl") -> _Compiled:
         return _COMPILED[key]
     overrides = dict(get_preset(preset).overrides)
     enable_jax_cache()
+    note_compile(f"ALEM {name}", 20)
     import jax
     import jax.numpy as jnp
     from alem.alem_coop.action_masking import compute_action_mask
