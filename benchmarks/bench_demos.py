@@ -5,10 +5,11 @@
 2. Learning curves per race from the shipped trainings (``demos/<scenario>/metrics.jsonl``) -> PNG.
 3. Win rates with Wilson 95 % CIs on the same held-out seeds per race, played through the compass
    adapter: MAPPO greedy (the shipped checkpoint), the seed library, the library after offline
-   bootstrapping (fitted on ``demos/<scenario>/episodes``), and after VLM bootstrapping against
-   the scripted local server of ``tests/fakes``; plus every agent running the named skill
-   ``race_adaptive_combat`` before and after the offline fit (a scripted model, not a real one: it adapts the
-   prompt's example skill, so this measures the pipeline, not a model's tactics).
+   bootstrapping (fitted on ``demos/<scenario>/episodes``); plus every agent running the named
+   skill ``race_adaptive_combat`` before and after the offline fit. (VLM bootstrapping against a
+   scripted server is not a row: retrieval from the task plays the same skill with or without its
+   candidates, so the row could not differ from the offline one; ``tests/demos/test_bootstrap.py``
+   covers that pipeline.)
 
 Writes ``benchmarks/results/<--name>.json`` (``benchmarks/_results.py``) and
 ``benchmarks/results/demos_learning_curves.png``.
@@ -186,9 +187,7 @@ def play_library(spec: str, library: Path | None, seeds: list[int], skill: str |
 
 
 def winrates(races, n_seeds: int) -> dict:
-    from compass.skills.bootstrap import bootstrap_offline, run_bootstrap_vlm
-    from tests.demos.test_bootstrap import _scripted
-    from tests.fakes.fake_vlm_server import FakeVLMServer
+    from compass.skills.bootstrap import bootstrap_offline
 
     seeds = list(range(EVAL_SEED, EVAL_SEED + n_seeds))
     out = {"seeds": f"{seeds[0]}..{seeds[-1]}", "n": n_seeds}
@@ -207,23 +206,6 @@ def winrates(races, n_seeds: int) -> dict:
             row["offline_fit"] = rep["changes"]
             row["library_offline_bootstrap"] = play_library(spec, off, seeds)
             row["offline_named_race_adaptive_combat"] = play_library(spec, off, seeds, NAMED)
-            vlm_lib = Path(tmp) / "vlm"
-            import shutil
-
-            shutil.copytree(off, vlm_lib)
-            with FakeVLMServer(responder=_scripted) as server:
-                rep = run_bootstrap_vlm(
-                    demo / "episodes",
-                    server.spec("openai", "scripted"),
-                    vlm_lib,
-                    eval_episodes=2,
-                    eval_max_steps=100,
-                )
-            row["vlm_bootstrap"] = {
-                "added": rep["added"],
-                "candidates": [(c["name"], c["status"]) for c in rep["candidates"]],
-            }
-            row["library_vlm_bootstrap_scripted"] = play_library(spec, vlm_lib, seeds)
         row["seconds"] = round(time.perf_counter() - t, 1)
         out[race] = row
         print(
@@ -264,8 +246,7 @@ def main() -> None:
 
     seeds = f"{EVAL_SEED}..{EVAL_SEED + args.seeds - 1}" if "winrates" in parts else None
     notes = (
-        "CPU, 2 cores shared with other jobs; VLM bootstrap against the scripted server of tests/fakes "
-        "(not a real model); MAPPO checkpoints are the shipped demos/<scenario>/checkpoint"
+        "CPU, 2 cores shared with other jobs; MAPPO checkpoints are the shipped demos/<scenario>/checkpoint"
     )
     write_results(args.name, results, seeds=seeds, notes=notes)
 

@@ -130,11 +130,17 @@ def run(
         typer.Option(help="off | check | eval: keep new skills only when they hold up (docs/evolution.md)"),
     ] = RUN_DEFAULTS.keep_gate,
     keep_gate_episodes: Annotated[
-        int, typer.Option(min=1, help="keep gate: evaluation episodes")
+        int, typer.Option(min=2, help="keep gate: evaluation episodes (paired seeds)")
     ] = RUN_DEFAULTS.keep_gate_episodes,
     keep_gate_steps: Annotated[
         int, typer.Option(min=1, help="keep gate: steps per evaluation episode")
     ] = RUN_DEFAULTS.keep_gate_steps,
+    keep_gate_seed: Annotated[
+        int, typer.Option(min=0, help="keep gate: first evaluation seed")
+    ] = RUN_DEFAULTS.keep_gate_seed,
+    keep_gate_judge: Annotated[
+        str, typer.Option(help="keep gate: team | author (only the agent that wrote the skill runs it)")
+    ] = RUN_DEFAULTS.keep_gate_judge,
 ) -> None:
     """Play episodes and write runs/<run-id>/ (manifest.json, trace.jsonl, summary.json, optional video)."""
     from compass.cli.config_file import ConfigFileError, build_config, load_config_file

@@ -200,8 +200,8 @@ def skills_bootstrap(
     max_frames: Annotated[int, typer.Option(min=1)] = 6,
     max_tactics: Annotated[int, typer.Option(min=1)] = 4,
     eval_episodes: Annotated[
-        int, typer.Option(min=1, help="episodes per candidate and for the current best")
-    ] = 4,
+        int, typer.Option(min=2, help="episodes per candidate and for the current best (paired seeds)")
+    ] = 20,
     eval_max_steps: Annotated[int | None, typer.Option(min=1)] = None,
 ) -> None:
     """Bootstrap skills from demonstrations: with a VLM (--vlm) or by fitting parameters (--offline)."""
