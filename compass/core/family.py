@@ -25,6 +25,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal, Protocol
 
+from compass.core.errors import CompassError
 from compass.core.types import AgentView, MultiAgentEnv, StepResult
 
 ENTRY_POINT_GROUP = "compass.games"
@@ -102,6 +103,9 @@ class GameFamily:
     y_axis: Literal["north", "south"] = "north"
     #: family-specific unit controller kinds (``compass.core.controller``), e.g. ``heuristic``, ``mappo``
     controllers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    #: ``action_name(action, agent) -> str`` for recorded trajectories, when the env has no
+    #: ``action_name`` method of its own (None: the action's number)
+    action_name: Callable[[int, int], str] | None = None
 
     @property
     def prompts_dir(self) -> Path:
@@ -127,7 +131,7 @@ class GameFamily:
 _REGISTRY: dict[str, GameFamily] = {}
 
 
-class UnknownFamilyError(ValueError):
+class UnknownFamilyError(CompassError, ValueError):
     """A family or env kind that no registered family provides."""
 
 

@@ -21,6 +21,7 @@ from typing import Annotated, Any
 from fastapi import Body, FastAPI, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
+from compass.core.runformat import RunFiles
 from compass.viewer.library import LibraryView, lineage, skill_row, usage_in_runs
 from compass.viewer.replay import ReplayCache, ReplayUnavailable
 from compass.viewer.runs import RunNotFound, RunStore
@@ -202,7 +203,7 @@ def create_app(
     @app.get("/api/runs/{run_id}/timings")
     def api_timings(run_id: str, episode: int | None = None) -> list[dict[str, Any]]:
         try:
-            path = store.run_dir(run_id) / "timings.jsonl"
+            path = RunFiles(store.run_dir(run_id)).timings
         except RunNotFound as e:
             raise not_found(e) from None
         out = []

@@ -11,9 +11,9 @@ from alem_testlib import needs_alem
 
 from compass.config import RunConfig
 from compass.core.family import get_family
-from compass.session import run
+from compass.episode.session import run
+from compass.episode.trace import read_trace
 from compass.skills.library import SkillLibrary
-from compass.trace import read_trace
 from tests.fakes.fake_vlm_server import FakeVLMServer
 from tests.planner.scripted import WHOLE_SKILL_NAME, ScriptedVLM, detect_module
 
