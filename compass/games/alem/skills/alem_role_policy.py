@@ -2,6 +2,7 @@
 # parent: -
 # created: 2026-11-22
 # model: -
+# params: dusk, dawn, stone_reserve, shelter_radius
 # subtask: Play ALEM as any role: survive, then coordinate with the team, then climb the tool ladder
 def alem_role_policy(obs: str) -> int:
     """Generalist team policy for any role (warrior, forager, miner) that plays the whole game to unlock as many
@@ -15,6 +16,10 @@ def alem_role_policy(obs: str) -> int:
     wood pickaxe and sword, stone, furnace, stone tools, coal and iron, iron tools and armour, arrows (warrior),
     torches (miner), saplings (forager); explore when nothing is known; descend once the overworld basics are
     done (from step 1200) or late in the episode from a cleared level. The warrior hunts nearby monsters, the forager keeps the team fed, the miner mines and places stone."""
+    dusk = 120  # step of the 300-step day when everyone heads for its shelter
+    dawn = 285  # ... and when it comes out (zombies linger after the light returns)
+    stone_reserve = 3  # stone kept for sealing a shelter (one per night, some spare)
+    shelter_radius = 25  # how far (tiles) a shelter may be from the base
     d = parse_obs(obs)
     if not d.alive or d.sleeping or d.resting:
         return noop()
@@ -40,10 +45,16 @@ def alem_role_policy(obs: str) -> int:
         if d.drink <= 3:
             return request("drink")
     water = nearest(d, "water")
+    night = shelter_time(d, dusk, dawn)
+    base = base_anchor(d)
+    # Walled in at night: stay there (creatures cannot reach a sealed tunnel); requests above still
+    # bring food and drink from the forager at any distance.
+    if enclosed(d) and (night or d.energy <= 3):
+        return bunker_step(d, base, shelter_radius) or noop()
     if d.drink <= 2 and water is not None:
         return act_on(d, water)
     if d.energy <= 0 and not hostile_mobs(d, 3):
-        return sleep()
+        return sleep()  # exhausted: health drains while awake at 0 energy, sleeping is the lesser risk
     # 2. Share: give teammates what they ask for when we can spare it (Give works at any distance).
     for t in mates:
         if t.request and legal(give(t.id)):
@@ -75,22 +86,29 @@ def alem_role_policy(obs: str) -> int:
         return act_on(d, water)
     if d.drink <= 4 and water is None:
         return explore(d)
-    # Nights are spent sealed in a stone tunnel, asleep (zombies come out in the dark; sleepers take
-    # 2.5x damage). Daytime naps only when exhausted.
-    fed = d.food > 3 and d.drink > 3  # starving or thirsty sleepers lose health all night
-    night = is_dusk_or_night(d)
+    # Nights are spent sealed in a stone tunnel by the base, asleep (zombies come out in the dark;
+    # sleepers take 2.5x damage), never asleep in the open. Daytime naps only when exhausted.
     if enclosed(d):
-        if (night or d.energy <= 3) and (fed or d.energy <= 1):
-            return sleep() if d.energy < d.max_energy else noop()
         out = dig_out(d)
         if out is not None:
             return out
-    if (night and fed) or d.energy <= 2:
-        step = shelter_step(d)
+    if night or d.energy <= 2:
+        step = bunker_step(d, base, shelter_radius)
         if step is not None:
             return step
-        if d.energy <= 1 and not hostile_mobs(d, 8):
-            return sleep()
+        if stone_needed(d, 1):
+            spot = nearest(d, "stone")
+            if spot is not None and distance(me, spot) <= 12:
+                return act_on(d, spot)
+    # Before dusk: stone for the seal, a full drink.
+    if time_of_day(d) >= dusk - 60 and not night:
+        if stone_needed(d, stone_reserve):
+            spot = nearest(d, "stone")
+            if spot is not None and distance(me, spot) <= 12:
+                return act_on(d, spot)
+        if water is not None and d.drink < d.max_food - 2 and distance(me, water) <= 10 \
+                and role == "forager":
+            return act_on(d, water)
 
     # Food: ripe plants feed every role; cows feed the forager (others eat one only 1 time in 10 on
     # Hard), so the forager hunts for the team whenever it is short or a teammate asks.
