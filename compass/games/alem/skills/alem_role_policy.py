@@ -2,14 +2,16 @@
 # parent: -
 # created: 2026-11-22
 # model: -
-# params: dusk, dawn, stone_reserve, shelter_radius
+# params: dusk, dawn, stone_reserve, shelter_radius, food_search, heal_at
 # subtask: Play ALEM as any role: survive, then coordinate with the team, then climb the tool ladder
 def alem_role_policy(obs: str) -> int:
     """Generalist team policy for any role (warrior, forager, miner) that plays the whole game to unlock as many
     achievements as possible as a team: survive, coordinate with teammates, climb the tool ladder, descend.
 
     Priority order survive > coordinate > progress. Survive: hit creatures that are adjacent, flee when nearly dead, drink water when thirsty, eat ripe
-    plants or cows when hungry (non-foragers also request food), sleep in daylight (sealed in stone when possible). Coordinate:
+    plants or cows when hungry (non-foragers also request food), get a pickaxe and stone, and from dusk to dawn seal
+    itself in a stone tunnel by the base and sleep there (bunker_step), heal there when wounded; the forager stocks food
+    for the night before dusk. Coordinate:
     finish a handover a teammate started, give teammates the food, drink or material they request, and during the
     team's coordination window converge with the team on a shared sync/handover site or construction site, wait
     there until enough teammates stand next to it, then act together on the same step. Progress: wood, table,
@@ -20,6 +22,8 @@ def alem_role_policy(obs: str) -> int:
     dawn = 285  # ... and when it comes out (zombies linger after the light returns)
     stone_reserve = 3  # stone kept for sealing a shelter (one per night, some spare)
     shelter_radius = 25  # how far (tiles) a shelter may be from the base
+    heal_at = 4  # by day, an agent this hurt goes to heal in its shelter
+    food_search = 12  # the forager roams the grass for cows below this much food (it feeds three)
     d = parse_obs(obs)
     if not d.alive or d.sleeping or d.resting:
         return noop()
@@ -47,11 +51,7 @@ def alem_role_policy(obs: str) -> int:
     water = nearest(d, "water")
     night = shelter_time(d, dusk, dawn)
     base = base_anchor(d)
-    # Walled in at night: stay there (creatures cannot reach a sealed tunnel); requests above still
-    # bring food and drink from the forager at any distance.
-    if enclosed(d) and (night or d.energy <= 3):
-        return bunker_step(d, base, shelter_radius) or noop()
-    if d.drink <= 2 and water is not None:
+    if d.drink <= 2 and water is not None and not enclosed(d):
         return act_on(d, water)
     if d.energy <= 0 and not hostile_mobs(d, 3):
         return sleep()  # exhausted: health drains while awake at 0 energy, sleeping is the lesser risk
@@ -67,6 +67,14 @@ def alem_role_policy(obs: str) -> int:
             if t.request not in ("food", "drink") and inv.get(t.request, 0) >= 2:
                 return give(t.id)
 
+    # Walled in at night: stay there (creatures cannot reach a sealed tunnel); requests and gifts
+    # above still move food and drink between the forager and the others at any distance.
+    # Wounded by day: heal walled in (Rest needs food, drink and energy above 0).
+    wounded = d.health < d.max_health - 1 and d.food > 0 and d.drink > 0 and d.energy > 0
+    if enclosed(d) and (night or d.energy <= 3 or wounded):
+        if wounded and d.energy >= d.max_energy - 1:
+            return rest()
+        return bunker_step(d, base, shelter_radius) or noop()
     if threats:
         m = threats[0]
         if d.health <= 3:
@@ -92,7 +100,7 @@ def alem_role_policy(obs: str) -> int:
         out = dig_out(d)
         if out is not None:
             return out
-    if night or d.energy <= 2:
+    if night or d.energy <= 2 or d.health <= heal_at:
         step = bunker_step(d, base, shelter_radius)
         if step is not None:
             return step
@@ -100,8 +108,18 @@ def alem_role_policy(obs: str) -> int:
             spot = nearest(d, "stone")
             if spot is not None and distance(me, spot) <= 12:
                 return act_on(d, spot)
-    # Before dusk: stone for the seal, a full drink.
-    if time_of_day(d) >= dusk - 60 and not night:
+    # Before dusk: stone for the seal, a full drink, and the forager's food for the team's night.
+    if time_of_day(d) >= dusk - 80 and not night:
+        if role == "forager" and d.food < d.max_food - 6:
+            cows = [c for c in passive_mobs(d, 12) if c.coord != 2]
+            if cows:
+                return act_on(d, (cows[0].x, cows[0].y))
+            ripe = nearest(d, "ripe_plant")
+            if ripe is not None and distance(me, ripe) <= 12:
+                return act_on(d, ripe)
+            if time_of_day(d) < dusk - 20:
+                return explore(d, near="grass")
+
         if stone_needed(d, stone_reserve):
             spot = nearest(d, "stone")
             if spot is not None and distance(me, spot) <= 12:
@@ -116,12 +134,26 @@ def alem_role_policy(obs: str) -> int:
     if ripe is not None and d.food <= d.max_food - 4 and distance(me, ripe) <= (30 if d.food <= 4 else 12):
         return act_on(d, ripe)
     team_hungry = any(t.request == "food" for t in mates)
+    # Everyone needs a pickaxe to dig a shelter; a non-miner's failed craft costs nothing, so it retries
+    # at the table (1 in 10 on Hard) before anything but food.
+    table = nearest(d, "crafting_table")
+    if inv["pickaxe"] < 1 and d.food >= 6 and table is not None and distance(me, table) <= 20:
+        if inv["wood"] >= 1:
+            if near(d, table) and legal(craft("wood_pickaxe")):
+                return craft("wood_pickaxe")
+            step = path_to(d, table)
+            if step is not None:
+                return step
+        else:
+            tree = nearest(d, "tree")
+            if tree is not None and distance(me, tree) <= 15:
+                return act_on(d, tree)
     if role == "forager" and (d.food < d.max_food - 2 or team_hungry):
         cows = [c for c in passive_mobs(d, 12) if c.coord != 2]
         if cows:
             return act_on(d, (cows[0].x, cows[0].y))
-        if d.food <= 4 or team_hungry:
-            return explore(d, near="grass")
+        if d.food <= food_search or team_hungry:
+            return explore(d, near="grass")  # cows spawn on grass near the agents
     elif d.food <= 4:
         cows = [c for c in passive_mobs(d, 8) if c.coord != 2]
         if cows:
