@@ -73,7 +73,9 @@ async def tune(lib: SkillLibrary, name: str, env: str, seeds: list[int], steps: 
 
     async def play(values: dict) -> dict:
         t = time.perf_counter()
-        ev = await evaluate_skill(lib, set_params(skill, values), env, seeds, max_steps=steps, isolation="inprocess")
+        ev = await evaluate_skill(
+            lib, set_params(skill, values), env, seeds, max_steps=steps, isolation="inprocess"
+        )
         ev["values"], ev["seconds"] = dict(values), round(time.perf_counter() - t, 1)
         print(f"  {values}: {describe(ev)} ({ev['seconds']}s)", flush=True)
         log.append(ev)

@@ -5,7 +5,18 @@ from __future__ import annotations
 from test_alem_api import _obs
 
 from compass.games.alem import skill_api as api
-from compass.games.alem.names import BLOCK_ID, DESCEND, DO, DOWN, ITEM_NAMES, NOOP, PLACE_ACTIONS, RIGHT, SLEEP, UP
+from compass.games.alem.names import (
+    BLOCK_ID,
+    DESCEND,
+    DO,
+    DOWN,
+    ITEM_NAMES,
+    NOOP,
+    PLACE_ACTIONS,
+    RIGHT,
+    SLEEP,
+    UP,
+)
 from compass.games.alem.obs import Mob, Teammate
 
 STONE = PLACE_ACTIONS["stone"]
@@ -137,3 +148,10 @@ def test_a_synthesized_skill_shelters_through_the_sandbox():
     assert result.error is None and result.action == STONE
     day = AgentView(0, "alem", 60, True, own, (), tuple(range(56)), "", obs=_obs(grid, step=60))
     assert SkillExecutor("compass.games.alem.skill_api", seed=0).run(skill, day).action != STONE
+
+
+def test_nearest_solo_skips_coordination_tiles():
+    d = _obs([".@T..T"])
+    d.memory.coord[0, 0, 2] = 3  # the adjacent tree needs 3 agents at once
+    assert api.nearest(d, "tree") == (2, 0)
+    assert api.nearest(d, "tree", solo=True) == (5, 0)

@@ -2,28 +2,23 @@
 # parent: -
 # created: 2026-11-22
 # model: -
-# params: dusk, dawn, stone_reserve, shelter_radius, food_search, heal_at
+# params: dusk, dawn
 # subtask: Play ALEM as any role: survive, then coordinate with the team, then climb the tool ladder
 def alem_role_policy(obs: str) -> int:
     """Generalist team policy for any role (warrior, forager, miner) that plays the whole game to unlock as many
     achievements as possible as a team: survive, coordinate with teammates, climb the tool ladder, descend.
 
     Priority order survive > coordinate > progress. Survive: hit creatures that are adjacent, flee when nearly dead, drink water when thirsty, eat ripe
-    plants or cows when hungry (non-foragers also request food), get a pickaxe and stone, and from dusk to dawn seal
-    itself in a stone tunnel by the base and sleep there (bunker_step), heal there when wounded; the forager stocks food
-    for the night before dusk. Coordinate:
+    plants or cows when hungry (non-foragers also request food), from dusk to dawn seal itself in a stone tunnel chosen
+    around the base and sleep there (bunker_step), gather only from tiles one agent can mine. Coordinate:
     finish a handover a teammate started, give teammates the food, drink or material they request, and during the
     team's coordination window converge with the team on a shared sync/handover site or construction site, wait
     there until enough teammates stand next to it, then act together on the same step. Progress: wood, table,
     wood pickaxe and sword, stone, furnace, stone tools, coal and iron, iron tools and armour, arrows (warrior),
     torches (miner), saplings (forager); explore when nothing is known; descend once the overworld basics are
     done (from step 1200) or late in the episode from a cleared level. The warrior hunts nearby monsters, the forager keeps the team fed, the miner mines and places stone."""
-    dusk = 120  # step of the 300-step day when everyone heads for its shelter
-    dawn = 285  # ... and when it comes out (zombies linger after the light returns)
-    stone_reserve = 3  # stone kept for sealing a shelter (one per night, some spare)
-    shelter_radius = 25  # how far (tiles) a shelter may be from the base
-    heal_at = 4  # by day, an agent this hurt goes to heal in its shelter
-    food_search = 12  # the forager roams the grass for cows below this much food (it feeds three)
+    dusk = 140  # step of the 300-step day from which the agent seals itself in for the night...
+    dawn = 265  # ... until this step (or while the light is below 0.35)
     d = parse_obs(obs)
     if not d.alive or d.sleeping or d.resting:
         return noop()
@@ -49,12 +44,10 @@ def alem_role_policy(obs: str) -> int:
         if d.drink <= 3:
             return request("drink")
     water = nearest(d, "water")
-    night = shelter_time(d, dusk, dawn)
-    base = base_anchor(d)
-    if d.drink <= 2 and water is not None and not enclosed(d):
+    if d.drink <= 2 and water is not None:
         return act_on(d, water)
     if d.energy <= 0 and not hostile_mobs(d, 3):
-        return sleep()  # exhausted: health drains while awake at 0 energy, sleeping is the lesser risk
+        return sleep()
     # 2. Share: give teammates what they ask for when we can spare it (Give works at any distance).
     for t in mates:
         if t.request and legal(give(t.id)):
@@ -67,14 +60,6 @@ def alem_role_policy(obs: str) -> int:
             if t.request not in ("food", "drink") and inv.get(t.request, 0) >= 2:
                 return give(t.id)
 
-    # Walled in at night: stay there (creatures cannot reach a sealed tunnel); requests and gifts
-    # above still move food and drink between the forager and the others at any distance.
-    # Wounded by day: heal walled in (Rest needs food, drink and energy above 0).
-    wounded = d.health < d.max_health - 1 and d.food > 0 and d.drink > 0 and d.energy > 0
-    if enclosed(d) and (night or d.energy <= 3 or wounded):
-        if wounded and d.energy >= d.max_energy - 1:
-            return rest()
-        return bunker_step(d, base, shelter_radius) or noop()
     if threats:
         m = threats[0]
         if d.health <= 3:
@@ -94,39 +79,23 @@ def alem_role_policy(obs: str) -> int:
         return act_on(d, water)
     if d.drink <= 4 and water is None:
         return explore(d)
-    # Nights are spent sealed in a stone tunnel by the base, asleep (zombies come out in the dark;
-    # sleepers take 2.5x damage), never asleep in the open. Daytime naps only when exhausted.
+    # Nights are spent sealed in a stone tunnel, asleep (zombies come out in the dark; sleepers take
+    # 2.5x damage). Daytime naps only when exhausted.
+    fed = d.food > 3 and d.drink > 3  # starving or thirsty sleepers lose health all night
+    night = shelter_time(d, dusk, dawn) or d.light < 0.35
     if enclosed(d):
+        if (night or d.energy <= 3) and (fed or d.energy <= 1):
+            return sleep() if d.energy < d.max_energy else noop()
         out = dig_out(d)
         if out is not None:
             return out
-    if night or d.energy <= 2 or d.health <= heal_at:
-        step = bunker_step(d, base, shelter_radius)
+    if (night and fed) or d.energy <= 2:
+        # The shelter is chosen around the base, so it does not change while the agent walks to it.
+        step = bunker_step(d, base_anchor(d))
         if step is not None:
             return step
-        if stone_needed(d, 1):
-            spot = nearest(d, "stone")
-            if spot is not None and distance(me, spot) <= 12:
-                return act_on(d, spot)
-    # Before dusk: stone for the seal, a full drink, and the forager's food for the team's night.
-    if time_of_day(d) >= dusk - 80 and not night:
-        if role == "forager" and d.food < d.max_food - 6:
-            cows = [c for c in passive_mobs(d, 12) if c.coord != 2]
-            if cows:
-                return act_on(d, (cows[0].x, cows[0].y))
-            ripe = nearest(d, "ripe_plant")
-            if ripe is not None and distance(me, ripe) <= 12:
-                return act_on(d, ripe)
-            if time_of_day(d) < dusk - 20:
-                return explore(d, near="grass")
-
-        if stone_needed(d, stone_reserve):
-            spot = nearest(d, "stone")
-            if spot is not None and distance(me, spot) <= 12:
-                return act_on(d, spot)
-        if water is not None and d.drink < d.max_food - 2 and distance(me, water) <= 10 \
-                and role == "forager":
-            return act_on(d, water)
+        if d.energy <= 1 and not hostile_mobs(d, 8):
+            return sleep()
 
     # Food: ripe plants feed every role; cows feed the forager (others eat one only 1 time in 10 on
     # Hard), so the forager hunts for the team whenever it is short or a teammate asks.
@@ -134,26 +103,12 @@ def alem_role_policy(obs: str) -> int:
     if ripe is not None and d.food <= d.max_food - 4 and distance(me, ripe) <= (30 if d.food <= 4 else 12):
         return act_on(d, ripe)
     team_hungry = any(t.request == "food" for t in mates)
-    # Everyone needs a pickaxe to dig a shelter; a non-miner's failed craft costs nothing, so it retries
-    # at the table (1 in 10 on Hard) before anything but food.
-    table = nearest(d, "crafting_table")
-    if inv["pickaxe"] < 1 and d.food >= 6 and table is not None and distance(me, table) <= 20:
-        if inv["wood"] >= 1:
-            if near(d, table) and legal(craft("wood_pickaxe")):
-                return craft("wood_pickaxe")
-            step = path_to(d, table)
-            if step is not None:
-                return step
-        else:
-            tree = nearest(d, "tree")
-            if tree is not None and distance(me, tree) <= 15:
-                return act_on(d, tree)
     if role == "forager" and (d.food < d.max_food - 2 or team_hungry):
         cows = [c for c in passive_mobs(d, 12) if c.coord != 2]
         if cows:
             return act_on(d, (cows[0].x, cows[0].y))
-        if d.food <= food_search or team_hungry:
-            return explore(d, near="grass")  # cows spawn on grass near the agents
+        if d.food <= 4 or team_hungry:
+            return explore(d, near="grass")
     elif d.food <= 4:
         cows = [c for c in passive_mobs(d, 8) if c.coord != 2]
         if cows:
@@ -289,7 +244,7 @@ def alem_role_policy(obs: str) -> int:
     if inv["wood"] < (12 if role == "miner" else 6):
         goals.append("tree")
     for block in goals:
-        spot = nearest(d, block)
+        spot = nearest(d, block, solo=True)
         if spot is not None and distance(me, spot) <= 14:
             return act_on(d, spot)
     if role == "forager" and d.food < d.max_food - 4:
@@ -297,7 +252,7 @@ def alem_role_policy(obs: str) -> int:
         if cows:
             return act_on(d, (cows[0].x, cows[0].y))
     if goals:
-        spot = nearest(d, goals[-1])
+        spot = nearest(d, goals[-1], solo=True)
         if spot is not None:
             return act_on(d, spot)
     if role == "forager" and d.facing_block == "grass" and ground_ahead and d.step % 3 == 0:
