@@ -1,4 +1,4 @@
-"""ALEM: does a library evolved under the keep gate score higher than the seed library on held-out seeds?
+"""ALEM: does a library evolved under the keep gate score higher than the seed library on unseen seeds?
 
 1. Evolution: ``compass run --planner vlm --keep-gate eval`` on ``alem:hard`` for ``--episodes``
    short episodes on training seeds 0.., against a SCRIPTED OpenAI-wire server (the real
@@ -7,13 +7,14 @@
    (worse than the seed), and ``survive_then_build`` (the seed generalist ``alem_role_policy``
    with thirst/hunger handled a point earlier). The gate refuses, drops or keeps each; a kept one
    that plays better becomes the library's best for ALEM's default task.
-2. Held-out comparison: the library planner (what ``compass run --env alem:hard --library DIR``
+2. Comparison on unseen seeds: the library planner (what ``compass run --env alem:hard --library DIR``
    plays: the task's recorded best, else the top retrieval) with the seed library and with the
-   evolved library, on seeds 9999.. (not used in training), Base/Coord./Total % with 95 %
+   evolved library, on tuning seeds 500.. (never used by the evolution, which plays seeds 0..;
+   evaluation seeds are the leaderboard benchmark's only, docs/alem.md), Base/Coord./Total % with 95 %
    bootstrap CIs (the family's scorer); beside them, the seed's generalist ``alem_role_policy``
    played by name (``--reference``), which the seed library does not pick for the task by itself.
 
-    python benchmarks/bench_alem_evolve.py                       # 8 held-out seeds x 3000 steps
+    python benchmarks/bench_alem_evolve.py                       # 8 unseen tuning seeds x 3000 steps
     python benchmarks/bench_alem_evolve.py --seeds 4 --steps 1500 --notes "reduced: ..."
 
 The candidates came from a scripted server, not from a model: the figures show what the gate
@@ -41,7 +42,9 @@ from compass.skills.library import SkillLibrary  # noqa: E402
 from tests.fakes.fake_vlm_server import FakeVLMServer  # noqa: E402
 from tests.planner.alem_candidates import BROKEN, WORSE, CandidatePool, better_source  # noqa: E402
 
-HELD_OUT = 9999  # alem's own evaluation seeds start here; training uses 0..
+# Tuning seeds the evolution never plays (it uses 0..--episodes); not held-out from the library's
+# author, who tunes on 0-999 too. Held-out figures come from `bench_alem.py --leaderboard`.
+HELD_OUT = 500
 
 
 def evolve(lib: Path, out: Path, env: str, episodes: int, steps: int, gate_episodes: int, gate_steps: int):
@@ -72,7 +75,7 @@ def evolve(lib: Path, out: Path, env: str, episodes: int, steps: int, gate_episo
 def held_out(
     library: Path | None, out: Path, run_id: str, env: str, seeds: int, steps: int, skill: str | None = None
 ) -> dict:
-    """Phase 2: the library planner on the held-out seeds; the family's scores and what it played."""
+    """Phase 2: the library planner on the unseen tuning seeds; the family's scores and what it played."""
     cfg = RunConfig(
         env=env,
         library=library,
@@ -107,12 +110,12 @@ def main() -> None:
     ap.add_argument("--train-steps", type=int, default=60, help="steps per evolution episode")
     ap.add_argument("--gate-episodes", type=int, default=2)
     ap.add_argument("--gate-steps", type=int, default=300)
-    ap.add_argument("--seeds", type=int, default=8, help="held-out seeds (9999..)")
-    ap.add_argument("--steps", type=int, default=3000, help="steps per held-out episode")
+    ap.add_argument("--seeds", type=int, default=8, help="comparison seeds (500..)")
+    ap.add_argument("--steps", type=int, default=3000, help="steps per comparison episode")
     ap.add_argument(
         "--reference",
         default="alem_role_policy",
-        help="also play this named seed skill on the held-out seeds ('' for none): the seed's generalist",
+        help="also play this named seed skill on the comparison seeds ('' for none): the seed's generalist",
     )
     ap.add_argument("--notes", default="")
     args = ap.parse_args()
@@ -143,7 +146,10 @@ def main() -> None:
         history = {
             name: [v.as_dict() for v in evolved.history(name)] for name in gate["kept"] if name in evolved
         }
-        print(f"held-out: {args.seeds} seed(s) from {HELD_OUT} x {args.steps} steps", flush=True)
+        print(
+            f"comparison (unseen tuning seeds): {args.seeds} seed(s) from {HELD_OUT} x {args.steps} steps",
+            flush=True,
+        )
         seed_row = held_out(None, tmp / "runs", "seed", args.env, args.seeds, args.steps)
         evolved_row = held_out(lib, tmp / "runs", "evolved", args.env, args.seeds, args.steps)
         rows = [seed_row, evolved_row]

@@ -8,10 +8,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.syntax import Syntax
 from rich.table import Column, Table
 
 from compass.cli_errors import ErrorReportingGroup, set_debug
@@ -20,6 +18,7 @@ from compass.config import DEFAULT_ENV, RunConfig
 from compass.demos.cli import demos_app, skills_bootstrap
 from compass.eval.cli import register as register_eval
 from compass.library_cli import register as register_library_commands
+from compass.util.console import Console, log_handler, print_code, print_exception, print_table
 from compass.viewer.cli import view_command
 
 app = typer.Typer(
@@ -40,9 +39,7 @@ err = Console(stderr=True, soft_wrap=True)
 def _fail(message: str, exc: BaseException | None = None, code: int = 2) -> None:
     exc = exc or sys.exc_info()[1]
     if cli_state.debug and exc is not None:  # --debug: the traceback of the error being reported
-        from rich.traceback import Traceback
-
-        err.print(Traceback.from_exception(type(exc), exc, exc.__traceback__))
+        print_exception(err, exc)
     err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)  # one line, however long
     raise typer.Exit(code)
 
@@ -207,7 +204,9 @@ def run(
         o = summary["overall"]
         lo, hi = o["win_rate_ci95"]
         result = f"win rate {o['win_rate']:.2f} [{lo:.2f}, {hi:.2f}]"
-    console.print(f"{result} over {len(summary['episodes'])} episode(s); run written to {summary['run_dir']}")
+    console.print(
+        escape(f"{result} over {len(summary['episodes'])} episode(s); run written to {summary['run_dir']}")
+    )
 
 
 def _explicit(ctx: typer.Context | None, values: dict) -> dict:
@@ -220,10 +219,7 @@ def _explicit(ctx: typer.Context | None, values: dict) -> dict:
 
 def _console_events() -> logging.Handler:
     """Show VLM errors, retries, cache hits and planner fallbacks on stderr as they happen."""
-    from rich.logging import RichHandler
-
-    handler = RichHandler(console=err, show_time=False, show_path=False, markup=False, rich_tracebacks=False)
-    handler.setLevel(logging.INFO)
+    handler = log_handler(err)
     logger = logging.getLogger("compass")
     logger.addHandler(handler)
     if logger.level == logging.NOTSET or logger.level > logging.INFO:
@@ -257,7 +253,7 @@ def _module_table(usage: dict) -> None:
             str(m.get("total_tokens", 0)),
             f"{m.get('latency_s_mean', 0):.2f}",
         )
-    console.print(table)
+    print_table(console, table)
 
 
 # --- skills -----------------------------------------------------------------------------------------
@@ -295,7 +291,7 @@ def skills_list(library: LibraryOpt = None, family: FamilyOpt = "combat") -> Non
             str(st.get("errors", 0)),
             (s.description.splitlines() or [""])[0][:70],
         )
-    console.print(table)
+    print_table(console, table)
 
 
 @skills_app.command("show")
@@ -306,7 +302,7 @@ def skills_show(name: str, library: LibraryOpt = None, family: FamilyOpt = "comb
         skill = lib.get(name)
     except KeyError as e:
         _fail(str(e.args[0]))
-    console.print(Syntax(skill.file_text(), "python", line_numbers=True))
+    print_code(console, skill.file_text())
 
 
 @skills_app.command("search")
@@ -314,11 +310,13 @@ def skills_search(query: str, k: int = 5, library: LibraryOpt = None, family: Fa
     """Rank skills by similarity of their description to QUERY."""
     lib = _library(library, family)
     table = Table("score", Column("name", no_wrap=True), "description")
-    for hit in lib.retrieve(query, k):
+    with err.status("ranking skills (the first search loads the embedding model, ~20 s)"):
+        hits = lib.retrieve(query, k)
+    for hit in hits:
         table.add_row(
             f"{hit.score:.3f}", hit.skill.name, (hit.skill.description.splitlines() or [""])[0][:80]
         )
-    console.print(table)
+    print_table(console, table)
 
 
 @skills_app.command("check")
@@ -331,7 +329,7 @@ def skills_check(library: LibraryOpt = None, family: FamilyOpt = "combat") -> No
     table = Table(Column("skill", no_wrap=True), "observations", "errors", "first error")
     for row in report:
         table.add_row(row.name, str(row.runs), str(len(row.errors)), row.errors[0] if row.errors else "")
-    console.print(table)
+    print_table(console, table)
     bad = [r for r in report if r.errors] + [p for p in lib.problems if p.fatal]
     if bad:
         err.print(f"[red]{len(bad)} skill file(s) with problems[/]")

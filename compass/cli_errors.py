@@ -11,9 +11,10 @@ import logging
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from typer.core import TyperGroup
+
+from compass.util.console import Console
 
 try:  # typer >= 0.20 vendors click as typer._click; older typer uses click itself
     from typer._click.exceptions import ClickException

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
-from rich.syntax import Syntax
 from rich.table import Table
+
+from compass.util.console import Console, print_code, print_table
 
 console = Console()
 err = Console(stderr=True)
@@ -44,6 +44,10 @@ def _open(library: Path | None, family: str, create: bool = False):
     if root is None:
         _fail("the shipped seed library is read-only: pass --library DIR (or set $COMPASS_LIBRARY)")
     if create:
+        if not Path(root).is_dir():  # a one-skill library by accident; a library starts with init
+            _fail(
+                f"no library at {root}: start one with `compass skills init {root}` (the shipped seed skills, versioned)"
+            )
         (Path(root) / family).mkdir(parents=True, exist_ok=True)
     try:
         lib = SkillLibrary(root, family)
@@ -69,6 +73,7 @@ def _guard(fn, *args, **kwargs):
 
 def register(skills_app: typer.Typer) -> None:
     """Add the editing commands to the ``compass skills`` group."""
+    skills_app.command("init")(skills_init)
     skills_app.command("add")(skills_add)
     skills_app.command("edit")(skills_edit)
     skills_app.command("rm")(skills_rm)
@@ -76,6 +81,23 @@ def register(skills_app: typer.Typer) -> None:
     skills_app.command("diff")(skills_diff)
     skills_app.command("history")(skills_history)
     skills_app.command("revert")(skills_revert)
+
+
+def skills_init(
+    directory: Annotated[Path, typer.Argument(help="new (or empty) directory for the library root")],
+    family: Annotated[
+        list[str] | None, typer.Option(help="only these families (repeatable; default: every family)")
+    ] = None,
+) -> None:
+    """Start an editable, versioned library: a copy of the shipped seed skills of every family."""
+    from compass.skills.library import init_library
+
+    counts = _guard(init_library, directory, family or None)
+    listed = ", ".join(f"{n} {f}" for f, n in counts.items())
+    console.print(
+        escape(f"library {directory}: {listed} skills, each at version 1 (git history in {directory}/.git)")
+    )
+    console.print(escape(f"use it with --library {directory}, or export COMPASS_LIBRARY={directory}"))
 
 
 def skills_add(
@@ -104,7 +126,7 @@ def skills_add(
     skill.meta.setdefault("provenance", "human")
     who = author or default_person()
     stored = _guard(lib.add, skill, author=who, reason=reason or f"add {name} from {file.name}")
-    console.print(f"added {stored.name} to {lib.dir} (version 1 by {who})")
+    console.print(escape(f"added {stored.name} to {lib.dir} (version 1 by {who})"))
 
 
 def skills_edit(
@@ -132,7 +154,7 @@ def skills_edit(
         _fail(f"editor {editor!r} exited with status {rc}; nothing saved (your text: {tmp})", 1)
     if text == original:
         Path(tmp).unlink(missing_ok=True)
-        console.print(f"no change to {name}")
+        console.print(escape(f"no change to {name}"))
         return
     from compass.skills.library import SkillEditError
 
@@ -141,7 +163,7 @@ def skills_edit(
     except (SkillEditError, ValueError) as e:
         _fail(f"{e}; nothing saved (your text: {tmp})", 1)
     Path(tmp).unlink(missing_ok=True)
-    console.print(f"saved {name} as version {len(lib.history(name))}")
+    console.print(escape(f"saved {name} as version {len(lib.history(name))}"))
 
 
 def skills_rm(
@@ -154,7 +176,7 @@ def skills_rm(
     """Remove NAME (its history stays; `revert NAME prev` brings it back)."""
     lib = _open(library, family)
     _guard(lib.remove, name, author=author, reason=reason)
-    console.print(f"removed {name}")
+    console.print(escape(f"removed {name}"))
 
 
 def skills_rename(
@@ -168,7 +190,7 @@ def skills_rename(
     """Rename OLD to NEW (file and function; history follows)."""
     lib = _open(library, family)
     _guard(lib.rename, old, new, author=author, reason=reason)
-    console.print(f"renamed {old} to {new}")
+    console.print(escape(f"renamed {old} to {new}"))
 
 
 def skills_diff(
@@ -186,7 +208,7 @@ def skills_diff(
     if not text:
         console.print("no difference")
         return
-    console.print(Syntax(text, "diff", theme="ansi_dark"))
+    print_code(console, text, "diff", line_numbers=False)
 
 
 def skills_history(name: str, library: LibraryOpt = None, family: FamilyOpt = "combat") -> None:
@@ -206,7 +228,7 @@ def skills_history(name: str, library: LibraryOpt = None, family: FamilyOpt = "c
             v.action,
             escape(v.reason),
         )
-    console.print(table)
+    print_table(console, table)
 
 
 def skills_revert(
@@ -220,4 +242,4 @@ def skills_revert(
     """Make VERSION of NAME current again (recorded as a new version)."""
     lib = _open(library, family)
     _guard(lib.revert, name, version, author=author, reason=reason)
-    console.print(f"reverted {name} to version {version} (now version {len(lib.history(name))})")
+    console.print(escape(f"reverted {name} to version {version} (now version {len(lib.history(name))})"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -107,6 +108,10 @@ def run(
     )
     try:
         library = SkillLibrary(library_root_for(cfg, family, run_dir), family.name)
+        for problem in library.problems:  # on the console once, not only in the trace
+            logging.getLogger("compass.session").warning(
+                "%s %s: %s", "skipped" if problem.fatal else "ignored", problem.path, problem.message
+            )
         planner = make_planner(cfg, library, client=client, run_dir=run_dir)
         gate = make_gate(cfg, library, planner)
         env = make_env(cfg.env, epo=cfg.epo, max_steps=cfg.max_steps)

@@ -9,6 +9,8 @@ gets its final name when the episode finished (a crash leaves no ``.mp4`` that l
 from __future__ import annotations
 
 import os
+import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +39,15 @@ def render_video_frame(env: Any, info: FrameInfo) -> np.ndarray:
     return fn(info) if fn is not None else env.render_global()
 
 
+@contextmanager
+def _ffmpeg_spawn():
+    """Starting ffmpeg forks (then execs at once): JAX's warning that a fork of a multithreaded
+    process may deadlock is about Python code running in the child, which never happens here."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"os\.fork\(\) was called", category=RuntimeWarning)
+        yield
+
+
 class EpisodeVideo:
     """An MP4 being written: ``add(frame)`` per step, ``close()`` renames it into place.
 
@@ -49,9 +60,10 @@ class EpisodeVideo:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._tmp = self.path.with_name(f".{self.path.stem}.part.mp4")
-        self._writer = imageio.get_writer(
-            self._tmp, fps=fps, codec="libx264", quality=6, macro_block_size=1, ffmpeg_log_level="error"
-        )
+        with _ffmpeg_spawn():
+            self._writer = imageio.get_writer(
+                self._tmp, fps=fps, codec="libx264", quality=6, macro_block_size=1, ffmpeg_log_level="error"
+            )
         self.frames = 0
         self._shape: tuple[int, ...] | None = None
 
@@ -60,7 +72,11 @@ class EpisodeVideo:
             self._shape = frame.shape
         elif frame.shape != self._shape:
             raise ValueError(f"frame {self.frames} is {frame.shape}, the video is {self._shape}")
-        self._writer.append_data(np.ascontiguousarray(frame))
+        if self.frames == 0:
+            with _ffmpeg_spawn():  # imageio starts ffmpeg on the first frame
+                self._writer.append_data(np.ascontiguousarray(frame))
+        else:
+            self._writer.append_data(np.ascontiguousarray(frame))
         self.frames += 1
 
     def close(self) -> Path:

@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from compass.util.console import Console
 
 demos_app = typer.Typer(no_args_is_help=True, help="Train MAPPO demonstrators and record demonstrations.")
 console = Console()
@@ -216,16 +217,16 @@ def skills_bootstrap(
     try:
         if offline:
             report = bootstrap_offline(demos, library, family)
-            console.print(f"measured {report['trajectories']} trajectories of {report['env']}:")
+            console.print(escape(f"measured {report['trajectories']} trajectories of {report['env']}:"))
             for k, v in report["measures"].items():
                 if not k.endswith("_samples"):
-                    console.print(f"  {k}: {v}")
+                    console.print(escape(f"  {k}: {v}"))
             for name, params in report["changes"].items():
                 changes = ", ".join(f"{p} {c['from']} -> {c['to']}" for p, c in params.items())
                 console.print(f"[green]fitted[/] {name}: {escape(changes)}")
             if not report["changes"]:
                 console.print("[yellow]no parameter had enough samples to fit; library unchanged[/]")
-            console.print(f"library: {report['library']}")
+            console.print(escape(f"library: {report['library']}"))
             return
         with Progress(
             TextColumn("[bold]{task.description}"),
@@ -256,16 +257,21 @@ def skills_bootstrap(
         _fail(str(e))
     for c in report["candidates"]:
         color = "green" if c["status"] == "added" else "red"
-        console.print(f"[{color}]{c['status']}[/] {c['name']} {escape(c['reason'])}")
-    console.print(f"{len(report['added'])} skill(s) added to {report['library']}")
+        console.print(f"[{color}]{c['status']}[/] {escape(c['name'])} {escape(c['reason'])}")
+    console.print(escape(f"{len(report['added'])} skill(s) added to {report['library']}"))
 
 
 @demos_app.command("evaluate")
 def evaluate_cmd(
     checkpoint: Annotated[Path, typer.Argument(help="a checkpoint folder (OUT/checkpoint)")],
     episodes: Annotated[int, typer.Option(min=1, help="greedy episodes on held-out seeds")] = 100,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="write the result (JSON) here, e.g. OUT/eval.json; default: print only"),
+    ] = None,
 ) -> None:
-    """Greedy win rate of a checkpoint on held-out seeds (in the trainer's env); updates OUT/eval.json."""
+    """Greedy win rate of a checkpoint on held-out seeds (in the trainer's env); printed, and written
+    only where --out says (a training folder's eval.json may be a published figure)."""
     from compass.marl.checkpoint import CheckpointError, load_actor, read_meta
     from compass.marl.config import load_config
     from compass.marl.train import Trainer, device_description
@@ -292,4 +298,10 @@ def evaluate_cmd(
         "seed": meta["seed"],
         "greedy_eval": ev,
     }
-    atomic_write_json(checkpoint.parent / "eval.json", summary)
+    if out is None:
+        console.print(
+            escape(f"not written anywhere (--out {checkpoint.parent / 'eval.json'} would record it)")
+        )
+        return
+    atomic_write_json(out, summary)
+    console.print(escape(f"written to {out}"))

@@ -54,6 +54,10 @@ class HeuristicPolicy:
     def reset(self, env: Any, seed: int) -> None:
         import jax
         import jax.numpy as jnp
+
+        from compass.util.quiet import import_quietly
+
+        import_quietly("jaxmarl.environments")  # its import prints on stdout
         from jaxmarl.environments.smax.heuristic_enemy import (
             create_heuristic_policy,
             get_heuristic_policy_initial_state,

@@ -7,8 +7,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.markdown import Markdown
 from rich.markup import escape
 from rich.progress import (
     BarColumn,
@@ -19,6 +17,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
+
+from compass.util.console import Console, print_markdown, print_table
 
 console = Console()
 err = Console(stderr=True)
@@ -93,7 +93,7 @@ def eval_command(
     summary = write_report(prepared.run_dir, mine, plan.name, [c.name for c in plan.configs])
     from compass.eval.report import markdown
 
-    console.print(Markdown(markdown(summary, plan.name)))
+    print_markdown(console, markdown(summary, plan.name))
     console.print(
         f"{len(prepared.todo)} episode(s) played in {time.perf_counter() - t0:.1f} s; "
         f"report: {prepared.run_dir / 'report.md'}, {prepared.run_dir / 'report.png'}"
@@ -110,7 +110,7 @@ def runs_list(out: OutOpt = Path("runs")) -> None:
 
     infos = list_runs(out)
     if not infos:
-        console.print(f"no runs under {out}")
+        console.print(escape(f"no runs under {out}"))
         return
     table = Table("run", "kind", "when", "env(s)", "config(s)", "episodes", "status / result")
     for i in infos:
@@ -118,7 +118,7 @@ def runs_list(out: OutOpt = Path("runs")) -> None:
         table.add_row(
             i.path.name, i.kind, fmt_time(i.modified), ", ".join(i.envs), configs, str(i.episodes), i.headline
         )
-    console.print(table)
+    print_table(console, table)
 
 
 @runs_app.command("show")
@@ -141,7 +141,7 @@ def runs_show(
     if not rows:
         _fail(f"{path} has no finished episodes yet")
     order = read_meta(path).get("config_order") if is_eval_dir(path) else None
-    console.print(Markdown(markdown(summarize(rows, order), path.name)))
+    print_markdown(console, markdown(summarize(rows, order), path.name))
     if is_eval_dir(path) and not (path / "report.md").exists():
         console.print(
             "[yellow]partial: the eval has not finished (rerun compass eval on its spec to resume)[/]"
@@ -192,7 +192,7 @@ def runs_compare(
 
         diffs = [f"{metric_value(x, n) - metric_value(y, n):+.2f}" for n in names]
         table.add_row(k[0], str(k[1]), cell(x), cell(y), *diffs)
-    console.print(table)
+    print_table(console, table)
     p = paired_comparison(rows, a, b, names)
     for n in names:
         s = 100.0 if n == "win" else 1.0

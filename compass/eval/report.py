@@ -1,4 +1,9 @@
-"""Eval results: per-configuration metrics with seed-bootstrap CIs, paired comparisons, markdown and PNG.
+"""Eval results: per-configuration metrics with 95% CIs, paired comparisons, markdown and PNG.
+
+Win rates get the Wilson score interval over episodes, as ``compass run`` reports them: honest at
+small n (2 wins of 2 is [0.34, 1.00], where a percentile bootstrap over 2 seeds says [1.00, 1.00]).
+Other metrics get a percentile bootstrap over seeds; paired differences a bootstrap over the seeds
+both configurations played.
 
 Metrics per environment: the family's numeric episode metrics when it has a scorer (ALEM: Base,
 Coord., Total %), otherwise the win rate. Costs per episode: VLM tokens, dollars and wall time.
@@ -13,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from compass.eval.stats import seed_bootstrap_ci, sign_test
+from compass.eval.stats import seed_bootstrap_ci, sign_test, wilson_interval
 from compass.util.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
 
 _NOT_METRICS = {"steps"}
@@ -29,7 +34,18 @@ def metric_value(row: dict[str, Any], name: str) -> float:
     return float(row["win"]) if name == "win" else float(row["metrics"].get(name, np.nan))
 
 
+#: What the report says about its intervals (printed under its title).
+CI_NOTE = (
+    "95% CIs: win rate by the Wilson score interval over episodes; other metrics by bootstrap "
+    "over seeds; paired differences by bootstrap over common seeds."
+)
+
+
 def _ci(rows: list[dict[str, Any]], name: str, strata: bool = False) -> dict[str, Any]:
+    if name == "win":
+        wins, n = sum(int(r["win"]) for r in rows), len(rows)
+        lo, hi = wilson_interval(wins, n)
+        return {"mean": wins / n if n else 0.0, "ci95": [lo, hi], "interval": "wilson"}
     mean, lo, hi = seed_bootstrap_ci(
         [metric_value(r, name) for r in rows],
         [r["seed"] for r in rows],
@@ -99,7 +115,7 @@ def label(name: str) -> str:
 
 def markdown(summary: dict[str, Any], title: str) -> str:
     """The report as markdown (what ``compass runs show`` prints)."""
-    lines = [f"# {title}", "", f"{summary['episodes']} episodes; 95% CIs by bootstrap over seeds.", ""]
+    lines = [f"# {title}", "", f"{summary['episodes']} episodes. {CI_NOTE}", ""]
     for env, e in summary["envs"].items():
         names = e["metrics"]
         lines += [f"## {env}", ""]
@@ -116,7 +132,10 @@ def markdown(summary: dict[str, Any], title: str) -> str:
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for c, m in e["configs"].items():
             cells = [c, str(m["episodes"]), *(_fmt(n, m[n]) for n in names)]
-            cells += [f"{m['tokens']:.0f}", f"{m['cost_usd']:.4f}", f"{m['wall_s']:.2f}", f"{m['steps']:.1f}"]
+            wall = (
+                "-" if np.isnan(m["wall_s"]) else f"{m['wall_s']:.2f}"
+            )  # a plain run has no per-episode time
+            cells += [f"{m['tokens']:.0f}", f"{m['cost_usd']:.4f}", wall, f"{m['steps']:.1f}"]
             cells += [str(m["skill_errors"])]
             lines.append("| " + " | ".join(cells) + " |")
         if e["paired"]:

@@ -47,7 +47,11 @@ def run_rows(path: Path) -> list[dict[str, Any]]:
     if s is None:
         raise FileNotFoundError(f"{path} is neither an eval directory nor a finished compass run")
     family = family_for_env(s["env"]).name
-    return [episode_row(s["run_id"], s["env"], ep["seed"], ep, 0.0, family) for ep in s["episodes"]]
+    # A run's summary holds no per-episode wall time: NaN (shown as "-"), not a measured 0.
+    return [
+        episode_row(s["run_id"], s["env"], ep["seed"], ep, float(ep.get("wall_s", "nan")), family)
+        for ep in s["episodes"]
+    ]
 
 
 def rows_of(path: Path) -> list[dict[str, Any]]:

@@ -91,3 +91,34 @@ def sign_test(a_only: int, b_only: int) -> float:
         return 1.0
     k = min(a_only, b_only)
     return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2**n)
+
+
+def stratified_bootstrap_ci(
+    scores: list[float] | list[list[float]] | np.ndarray,
+    reps: int = 10_000,
+    size: float = 0.95,
+    seed: int = 0,
+) -> tuple[float, float, float]:
+    """Mean over all runs and tasks, and rliable's stratified-bootstrap percentile CI of it.
+
+    ``scores`` is rliable's ``(num_runs, num_tasks)`` matrix (a 1-D list is one task). As in
+    ``rliable.library.get_interval_estimates(..., method="percentile")`` with the mean as the
+    aggregate, each resample draws ``num_runs`` runs with replacement within every task column
+    (a task never borrows another's runs), and the CI is the ``(1 - size) / 2`` and
+    ``(1 + size) / 2`` percentiles of the resampled means. ALEM's leaderboard
+    (``scripts/make_submission.py``) calls it with one column per difficulty and 10,000 reps.
+    rliable draws from numpy's global generator, so its own intervals are not reproducible
+    draw-for-draw; this one is (``seed``).
+    """
+    x = np.asarray(scores, dtype=np.float64)
+    if x.ndim == 1:
+        x = x[:, None]
+    if x.ndim != 2 or x.size == 0:
+        raise ValueError(f"scores must be a non-empty (num_runs, num_tasks) matrix, got shape {x.shape}")
+    runs, tasks = x.shape
+    # Each (run, task) cell is its own cluster, each task column a stratum: seed_bootstrap_ci then
+    # resamples runs within tasks, which is rliable's StratifiedBootstrap.
+    cells = np.arange(x.size)
+    strata = np.tile(np.arange(tasks), runs)
+    mean, lo, hi = seed_bootstrap_ci(x.ravel(), cells, strata, n_boot=reps, alpha=1 - size, seed=seed)
+    return mean, lo, hi

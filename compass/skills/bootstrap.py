@@ -416,7 +416,7 @@ async def bootstrap_vlm(
     max_frames: int = 6,
     max_tactics: int = 4,
     eval_episodes: int = 4,
-    eval_seed: int = 10_000,
+    eval_seed: int = 500,  # a tuning seed: ALEM's evaluation seeds are the benchmark's only (compass/games/alem/protocol.py)
     eval_max_steps: int | None = None,
     accept_ratio: float = 0.8,
     progress: Progress | None = None,

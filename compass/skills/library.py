@@ -45,6 +45,41 @@ def default_library_root() -> Path | None:
     return Path(env) if env else None
 
 
+def init_library(root: str | os.PathLike, families: list[str] | None = None) -> dict[str, int]:
+    """Start an editable library at ``root``: every family's shipped seed skills (or those of
+    ``families``), committed as version 1 of each skill. Returns the skill count per family.
+
+    ``root`` must be new or an empty directory: an existing library is never overwritten.
+    """
+    import shutil
+
+    from compass.core.family import families as all_families
+
+    root = Path(root)
+    if root.exists() and (not root.is_dir() or any(root.iterdir())):
+        what = "a library already" if (root / ".git").exists() else "not empty"
+        raise ValueError(f"{root} is {what}: give a new or empty directory")
+    fams = all_families()
+    names = families or sorted(fams)
+    for name in names:
+        get_family(name)  # an unknown family is refused before anything is written
+    if not git_available():
+        raise VersionError("the versioned library needs the git command line tool (apt-get install git)")
+    counts: dict[str, int] = {}
+    store = VersionStore(root)
+    with store.transaction(
+        "start from the shipped seed skills (compass skills init)", "compass", "person", "add"
+    ):
+        for name in names:
+            shutil.copytree(
+                fams[name].seed_skills_dir,
+                root / name,
+                ignore=shutil.ignore_patterns("_stats.json", "__pycache__", "*.pyc"),
+            )
+            counts[name] = len(list((root / name).glob("*.py")))
+    return counts
+
+
 def default_cache_dir() -> Path:
     return Path(os.environ.get("COMPASS_CACHE", Path.home() / ".cache" / "compass"))
 
@@ -107,7 +142,10 @@ class SkillLibrary:
         self.compiled.clear()
         self.problems = []
         if not self.dir.is_dir():
-            raise FileNotFoundError(f"no skill library for family {self.family!r} at {self.dir}")
+            raise FileNotFoundError(
+                f"no skill library for family {self.family!r} at {self.dir} "
+                f"(start one with: compass skills init {self.root})"
+            )
         for path in sorted(self.dir.iterdir()):
             if path.suffix == ".py" and path.is_file():
                 self._load_file(path)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import json
 import secrets
+from collections.abc import Collection
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any
@@ -25,6 +26,8 @@ from compass.viewer.replay import ReplayCache, ReplayUnavailable
 from compass.viewer.runs import RunNotFound, RunStore
 
 STATIC = Path(__file__).parent / "static"
+#: The names a viewer bound to loopback answers to (a ``Host`` header, port aside).
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 MAX_WINDOW = 500
 
 
@@ -42,10 +45,26 @@ def _page(title: str, body: str, script: str = "") -> HTMLResponse:
     )
 
 
-def create_app(runs_dir: Path, library: Path | None = None, token: str | None = None) -> FastAPI:
+def host_name(header: str) -> str:
+    """The host of a ``Host`` header, without its port: ``[::1]:8765`` -> ``::1``."""
+    h = header.strip().lower()
+    if h.startswith("["):
+        return h[1 : h.find("]")] if "]" in h else h
+    return h.rsplit(":", 1)[0] if h.count(":") == 1 else h
+
+
+def create_app(
+    runs_dir: Path,
+    library: Path | None = None,
+    token: str | None = None,
+    hosts: Collection[str] | None = LOOPBACK_HOSTS,
+) -> FastAPI:
     """The viewer app for the runs under ``runs_dir`` and the library root ``library``.
 
-    With ``token`` set, every request must carry it (``?token=`` once, then a cookie).
+    With ``token`` set, every request must carry it (``?token=`` once, then a cookie). Only
+    requests whose ``Host`` is one of ``hosts`` are answered (None: any, for a wildcard bind,
+    where the token guards): a DNS-rebinding page, whose requests say ``Host: evil.example``,
+    cannot read runs or edit the library through the JSON API.
     """
     store = RunStore(runs_dir)
     replays = ReplayCache(store)
@@ -71,6 +90,17 @@ def create_app(runs_dir: Path, library: Path | None = None, token: str | None = 
             response = await call_next(request)
             response.set_cookie("compass_token", token, httponly=True, samesite="strict")
             return response
+
+    if hosts is not None:
+        allowed = {host_name(h) for h in hosts}
+
+        @app.middleware("http")
+        async def require_host(request: Request, call_next):
+            if host_name(request.headers.get("host", "")) not in allowed:
+                return JSONResponse(
+                    {"detail": "unknown Host: this viewer answers only to its own address"}, 400
+                )
+            return await call_next(request)
 
     def not_found(e: Exception) -> HTTPException:
         return HTTPException(404, str(e.args[0]) if e.args else str(e))
@@ -347,6 +377,8 @@ def create_app(runs_dir: Path, library: Path | None = None, token: str | None = 
     @app.get("/runs/{run_id}", response_class=HTMLResponse)
     def page_run(run_id: str) -> HTMLResponse:
         r = api_run(run_id)
+        if r.get("kind") == "eval":
+            return _eval_page(r)
         trs = "".join(
             f"<tr><td><a href='/runs/{_e(run_id)}/episodes/{e['episode']}'>episode {e['episode']}</a></td>"
             f"<td>{_e(e['seed'])}</td><td class='o-{_e(e['outcome'])}'>{_e(e['outcome'])}</td><td>{_e(e['return'])}</td>"
@@ -454,7 +486,7 @@ in the runs here: chosen in {ir.get("decisions", 0)} decisions, {ir.get("errors"
 
     @app.get("/compare", response_class=HTMLResponse)
     def page_compare(a: str = "", b: str = "", episode: int = 0) -> HTMLResponse:
-        runs = store.list_runs()
+        runs = [r for r in store.list_runs() if r.get("kind") != "eval"]  # an eval has no single seed
         opts = lambda sel: "".join(  # noqa: E731
             f"<option value='{_e(r['id'])}' {'selected' if r['id'] == sel else ''}>{_e(r['id'])} (seed {_e(r.get('seed'))})</option>"
             for r in runs
@@ -500,6 +532,74 @@ episode <input name="episode" type="number" min="0" value="{episode}"> <button>c
         return _page("compare runs", body, "compass.compare();" if a and b else "")
 
     return app
+
+
+def _eval_page(r: dict[str, Any]) -> HTMLResponse:
+    """A ``compass eval`` result: its report (tables and plot) and every episode, linked to the
+    episode's own replay where the eval kept its trace (``traces: true`` in the spec)."""
+    rid = _e(r["id"])
+    report = (
+        _markdown_html(r["report"])
+        if r.get("report")
+        else "<p>no report yet: the eval has not finished (rerun compass eval on its spec to resume)</p>"
+    )
+    plot = (
+        f"<p><img id='report-plot' alt='report plot' src='/api/runs/{rid}/file?path={_e(r['plot'])}'></p>"
+        if r.get("plot")
+        else ""
+    )
+    trs = "".join(
+        f"<tr><td>{_e(e['config'])}</td><td>{_e(e['env'])}</td><td>{_e(e['seed'])}</td>"
+        f"<td class='o-{_e(e['outcome'])}'>{_e(e['outcome'])}</td><td>{_e(e['return'])}</td><td>{_e(e['steps'])}</td>"
+        f"<td>{e['skill_errors']}</td><td>{e['tokens']}</td><td>{e['cost_usd']:.4f}</td><td>"
+        + (
+            f"<a href='/runs/{_e(e['trace'])}/episodes/0'>replay</a>"
+            if e.get("trace")
+            else "<span class='hint'>no trace kept</span>"
+        )
+        + "</td></tr>"
+        for e in r["episodes"]
+    )
+    body = f"""<p>eval · {_e(r["env"])} · {len(r.get("configs", []))} configuration(s) · {r["n_episodes"]} episode(s) · {_e(r["status"])}</p>
+<div id="report" class="report">{report}</div>{plot}
+<h2>episodes</h2>
+<table id="eval-episodes"><thead><tr><th>config</th><th>env</th><th>seed</th><th>outcome</th><th>return</th><th>steps</th><th>skill errors</th><th>tokens</th><th>cost $</th><th></th></tr></thead><tbody>{trs}</tbody></table>
+<p class="hint">Replays exist for the episodes whose traces the eval kept (<code>traces: true</code> in the spec).</p>"""
+    return _page(f"eval {r['id']}", body)
+
+
+def _markdown_html(text: str) -> str:
+    """The small markdown an eval report is written in (headings, tables, paragraphs), as HTML."""
+    out: list[str] = []
+    table: list[list[str]] = []
+
+    def flush() -> None:
+        if table:
+            head, rows = table[0], [r for r in table[1:] if not all(set(c) <= set("-: ") for c in r)]
+            out.append(
+                "<table><thead><tr>"
+                + "".join(f"<th>{_e(c)}</th>" for c in head)
+                + "</tr></thead><tbody>"
+                + "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>" for row in rows)
+                + "</tbody></table>"
+            )
+            table.clear()
+
+    for line in text.splitlines():
+        s = line.strip()
+        if s.startswith("|"):
+            table.append([c.strip() for c in s.strip("|").split("|")])
+            continue
+        flush()
+        if not s or s.startswith("!["):
+            continue
+        level = len(s) - len(s.lstrip("#"))
+        if 0 < level <= 6 and s[level : level + 1] == " ":
+            out.append(f"<h{level + 1}>{_e(s[level + 1 :])}</h{level + 1}>")
+        else:
+            out.append(f"<p>{_e(s)}</p>")
+    flush()
+    return "".join(out)
 
 
 def _family_of(store: RunStore, run_id: str) -> str:

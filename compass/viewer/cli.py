@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import secrets
+import socket
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
+
+from compass.util.console import Console
 
 err = Console(stderr=True)
 
@@ -21,6 +24,25 @@ def _loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound here so a busy port is one line, not uvicorn's traceback."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as e:
+        sock.close()
+        hint = " (another compass view? pick another --port, or --port 0 for any free one)"
+        busy = e.errno == errno.EADDRINUSE
+        err.print(
+            "[bold red]error:[/] "
+            + escape(f"cannot listen on {host}:{port}: {e.strerror or e}{hint if busy else ''}")
+        )
+        raise typer.Exit(2) from None
+    return sock
 
 
 def view_command(
@@ -43,10 +65,14 @@ def view_command(
     try:
         import uvicorn
 
-        from compass.viewer.app import create_app
+        from compass.viewer.app import LOOPBACK_HOSTS, create_app
     except ImportError as e:
         err.print(
-            f"[bold red]error:[/] the viewer needs fastapi and uvicorn: pip install -e '.[viewer]' ({escape(str(e))})"
+            "[bold red]error:[/] "
+            + escape(
+                f"the viewer needs fastapi and uvicorn: pip install 'compass-agents[viewer]' "
+                f"(from a checkout: pip install -e '.[viewer]') ({e})"
+            )
         )
         raise typer.Exit(2) from None
     if not runs_dir.is_dir():
@@ -57,24 +83,29 @@ def view_command(
         raise typer.Exit(2)
     if not _loopback(host) and not token:
         token = secrets.token_urlsafe(16)
-    app = create_app(runs_dir, library, token)
+    wildcard = host in ("0.0.0.0", "::", "")
+    # The Host header must name the address served (DNS rebinding); a wildcard bind has no one
+    # name, and there the token guards.
+    hosts = None if wildcard else ({host, *LOOPBACK_HOSTS} if _loopback(host) else {host})
+    app = create_app(runs_dir, library, token, hosts)
+    sock = _listen(host, port)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning")
     server = uvicorn.Server(config)
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    shown = "127.0.0.1" if wildcard else host
 
     async def announce() -> None:
         import asyncio
 
         while not server.started:
             await asyncio.sleep(0.05)
-        bound = server.servers[0].sockets[0].getsockname()[1] if server.servers else port
+        bound = sock.getsockname()[1]
         suffix = f"/?token={token}" if token else "/"
         err.print(f"compass viewer on http://{shown}:{bound}{suffix}  (Ctrl-C to stop)")
 
     import asyncio
 
     async def main() -> None:
-        await asyncio.gather(server.serve(), announce())
+        await asyncio.gather(server.serve(sockets=[sock]), announce())
 
     try:
         asyncio.run(main())

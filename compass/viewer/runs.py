@@ -1,4 +1,5 @@
-"""Reading what ``compass run`` wrote: ``runs/<id>/summary.json``, ``trace.jsonl``, ``timings.jsonl``.
+"""Reading what ``compass run`` wrote: ``runs/<id>/summary.json``, ``trace.jsonl``, ``timings.jsonl``,
+and what ``compass eval`` wrote: ``runs/<name>/episodes.csv`` with its report and kept traces.
 
 The viewer reads only these files (never the live objects of a run). A trace is indexed once by
 byte offset (one pass, records kept as offsets, not parsed objects), so a page asks for a window
@@ -45,10 +46,17 @@ class TraceIndex:
     episodes: dict[int, EpisodeIndex]
 
 
-def _safe_id(run_id: str) -> str:
-    if not run_id or "/" in run_id or "\\" in run_id or run_id.startswith("."):
+#: Separates the parts of a nested run id: ``ablation~traces~comm=none~smax_protoss_5_vs_5~seed-0``
+#: is the episode trace an eval kept under ``ablation/traces/...`` (a ``/`` would break the routes).
+NEST = "~"
+
+
+def _safe_id(run_id: str) -> list[str]:
+    """The path parts of a run id; anything that could leave the runs directory is unknown."""
+    parts = run_id.split(NEST) if run_id else []
+    if not parts or any(not p or "/" in p or "\\" in p or p.startswith(".") for p in parts):
         raise RunNotFound(f"no run {run_id!r}")
-    return run_id
+    return parts
 
 
 class RunStore:
@@ -62,14 +70,18 @@ class RunStore:
     # --- runs -------------------------------------------------------------------------------
 
     def run_dir(self, run_id: str) -> Path:
-        d = self.dir / _safe_id(run_id)
+        d = self.dir.joinpath(*_safe_id(run_id))
         if not d.is_dir() or not (
             (d / "summary.json").exists()
             or (d / "trace.jsonl").exists()
             or (d / "trace.jsonl.partial").exists()
+            or _is_eval_dir(d)
         ):
             raise RunNotFound(f"no run {run_id!r} in {self.dir}")
         return d
+
+    def is_eval(self, run_id: str) -> bool:
+        return _is_eval_dir(self.run_dir(run_id))
 
     def list_runs(self) -> list[dict[str, Any]]:
         """One row per run: id, env, planner, seed, episodes, wins, tokens, cost, errors, status."""
@@ -86,34 +98,46 @@ class RunStore:
         return rows
 
     def summary(self, run_id: str) -> dict[str, Any] | None:
+        """A ``compass run`` summary (an eval's summary.json, shaped differently, is not one)."""
         path = self.run_dir(run_id) / "summary.json"
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
+            s = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError):
             return None
+        return s if isinstance(s, dict) and isinstance(s.get("episodes"), list) else None
 
     def run_row(self, run_id: str) -> dict[str, Any]:
         d = self.run_dir(run_id)
+        if _is_eval_dir(d):
+            return self.eval_row(run_id)
         s = self.summary(run_id)
         status = "finished" if s is not None and (d / "trace.jsonl").exists() else "incomplete"
         if s is None:
+            # No summary (an eval's kept trace, or a run still going): episodes from the trace.
             cfg = self._run_start(run_id) or {}
             c = cfg.get("config", {})
+            eps = self._trace_episodes(run_id)
             return {
                 "id": run_id,
-                "status": status,
+                "kind": "run",
+                "status": "finished" if (d / "trace.jsonl").exists() else "incomplete",
                 "env": c.get("env"),
                 "planner": c.get("planner"),
                 "vlm": c.get("vlm"),
                 "seed": c.get("seed"),
-                "episodes": [],
-                "n_episodes": 0,
+                "episodes": eps,
+                "n_episodes": len(eps),
+                "wins": sum(1 for e in eps if e["outcome"] == "win"),
+                "tokens": sum(e["tokens"] for e in eps),
+                "cost_usd": round(sum(e["cost_usd"] for e in eps), 6),
+                "skill_errors": sum(e["skill_errors"] for e in eps),
             }
         eps = [self._episode_row(e) for e in s.get("episodes", [])]
         usage = s.get("vlm_usage") or {}
         total = usage.get("total", usage) if isinstance(usage, dict) else {}
         return {
             "id": run_id,
+            "kind": "run",
             "status": status,
             "env": s.get("env"),
             "planner": s.get("planner"),
@@ -128,6 +152,78 @@ class RunStore:
             "skill_errors": sum(e["skill_errors"] for e in eps),
             "episodes": eps,
             "video": s.get("video"),
+        }
+
+    def _trace_episodes(self, run_id: str) -> list[dict[str, Any]]:
+        """Rows of the episodes a trace finished (its ``episode_end`` records)."""
+        try:
+            idx = self.index(run_id)
+        except RunNotFound:
+            return []
+        seed = self.config(run_id).get("seed")
+        rows = []
+        for n, ep in sorted(idx.episodes.items()):
+            if ep.end is None:
+                continue
+            end = self.read_at(run_id, [ep.end])[0]
+            rows.append(self._episode_row({"seed": seed, **end, "episode": n}))
+        return rows
+
+    def eval_row(self, run_id: str) -> dict[str, Any]:
+        """A ``compass eval`` directory as a row: its episodes (one per config, env and seed, each
+        linked to its kept trace where the spec had ``traces: true``), report and status."""
+        from compass.eval.episode import slug
+        from compass.eval.store import read_meta, read_rows
+
+        d = self.run_dir(run_id)
+        try:
+            rows = read_rows(d / "episodes.csv")
+        except (ValueError, KeyError, OSError):
+            rows = []
+        eps = []
+        for k, r in enumerate(rows):
+            trace = (
+                f"{run_id}{NEST}traces{NEST}{slug(r['config'])}{NEST}{slug(r['env'])}{NEST}seed-{r['seed']}"
+            )
+            kept = (d / "traces" / slug(r["config"]) / slug(r["env"]) / f"seed-{r['seed']}").is_dir()
+            eps.append(
+                {
+                    "episode": k,
+                    "config": r["config"],
+                    "env": r["env"],
+                    "seed": r["seed"],
+                    "outcome": r["outcome"],
+                    "return": r["return"],
+                    "steps": r["steps"],
+                    "skill_errors": r["skill_errors"],
+                    "decisions": r["decisions"],
+                    "tokens": r["prompt_tokens"] + r["completion_tokens"],
+                    "cost_usd": r["cost_usd"],
+                    "calls": r["vlm_calls"],
+                    "headline": None,
+                    "trace": trace if kept else None,
+                }
+            )
+        meta = read_meta(d)
+        configs = meta.get("config_order") or list(dict.fromkeys(e["config"] for e in eps))
+        envs = list(dict.fromkeys(e["env"] for e in eps))
+        return {
+            "id": run_id,
+            "kind": "eval",
+            "status": "finished" if (d / "report.md").exists() else "partial",
+            "env": ", ".join(envs),
+            "planner": f"eval: {len(configs)} configuration(s)",
+            "vlm": None,
+            "seed": None,
+            "configs": configs,
+            "n_episodes": len(eps),
+            "wins": sum(1 for e in eps if e["outcome"] == "win"),
+            "tokens": sum(e["tokens"] for e in eps),
+            "cost_usd": round(sum(e["cost_usd"] for e in eps), 6),
+            "skill_errors": sum(e["skill_errors"] for e in eps),
+            "episodes": eps,
+            "report": (d / "report.md").read_text(encoding="utf-8") if (d / "report.md").exists() else None,
+            "plot": "report.png" if (d / "report.png").exists() else None,
         }
 
     @staticmethod
@@ -260,6 +356,10 @@ class RunStore:
         if not self._inside(d, rel):
             raise RunNotFound(f"no file {rel!r} in run {run_id!r}")
         return (d / rel).resolve()
+
+
+def _is_eval_dir(d: Path) -> bool:
+    return (d / "eval.json").is_file() and (d / "episodes.csv").is_file()
 
 
 def _tokens(v: dict[str, Any]) -> int:

@@ -78,3 +78,36 @@ def test_tracker_records_deaths():
         t.update({"timestep": step, "alive": alive, "achievements": np.zeros((3, 93), bool)})
     s = t.score()
     assert [a.steps_survived for a in s.agents] == [5, 3, 5]
+
+
+def test_team_scoring_counts_an_achievement_once_if_any_agent_unlocked_it():
+    """alem's compute_score Team/*_reward_pct_of_max (the leaderboard's numbers), beside the agent mean."""
+    ach = _matrix(
+        [
+            ["COLLECT_WOOD", "PLACE_TABLE", "COORD_2_AGENTS_SOFT"],  # base 2, coord 3
+            ["COLLECT_WOOD", "ENTER_GNOMISH_MINES", "COORD_2_AGENTS_SOFT"],  # wood again: counted once
+            [],
+        ]
+    )
+    s = score_episode(ach, [10, 10, 10], 10)
+    # union: wood 1 + table 1 + mines 3 = 5 base; coord soft 3 once
+    assert s.team_base_pct == pytest.approx(100 * 5 / 217)
+    assert s.team_coord_pct == pytest.approx(100 * 3 / 159)
+    assert s.team_total_pct == pytest.approx(100 * 8 / 376)
+    assert s.total_pct == pytest.approx(100 * (5 / 376 + 7 / 376 + 0) / 3)  # the agent mean is lower
+    assert s.total_pct < s.team_total_pct
+    # identical agents: the two scorings agree
+    same = score_episode(_matrix([["COLLECT_WOOD"]] * 3), [1, 1, 1], 1)
+    assert same.team_total_pct == pytest.approx(same.total_pct)
+    d = s.as_dict()
+    assert d["team_total_pct"] == s.team_total_pct and d["total_pct"] == s.total_pct
+    out = summarise([s, same])
+    assert out["team_total_pct"]["mean"] == pytest.approx((s.team_total_pct + same.team_total_pct) / 2)
+    assert out["steps_survived_median_per_agent"] == 5.5  # pooled agents: 10, 10, 10, 1, 1, 1
+
+
+def test_team_scoring_of_the_overworld_uses_its_own_maxima_as_compute_score_does():
+    ach = _matrix([["COLLECT_WOOD", "DEFEAT_NECROMANCER"], [], []])
+    s = score_episode(ach, [1, 1, 1], 1, overworld=True)
+    b_max, _, t_max = normaliser_values("overworld")
+    assert s.team_base_pct == pytest.approx(100 / b_max) and s.team_total_pct == pytest.approx(100 / t_max)

@@ -97,3 +97,100 @@ def test_paired_comparison_uses_only_common_seeds():
     s = summarize(rows, ["a", "b"])
     assert s["envs"]["e"]["configs"]["a"]["win"]["mean"] == 1.0
     assert s["envs"]["e"]["configs"]["b"]["episodes"] == 15
+
+
+def _win_rows(config: str, wins: list[int]) -> list[dict]:
+    return [
+        {
+            "config": config,
+            "env": "e",
+            "seed": s,
+            "win": w,
+            "metrics": {},
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "cost_usd": 0.0,
+            "wall_s": 1.0,
+            "steps": 10,
+            "skill_errors": 0,
+        }
+        for s, w in enumerate(wins)
+    ]
+
+
+def test_eval_win_rates_use_the_wilson_interval_like_compass_run():
+    """2 wins of 2: a percentile bootstrap over 2 seeds said [100, 100]; Wilson says [34, 100],
+    the interval `compass run` prints for the same episodes."""
+    from compass.eval.report import markdown
+    from compass.eval.stats import summarize_outcomes, wilson_interval
+
+    s = summarize(_win_rows("a", [1, 1]) + _win_rows("b", [1, 0, 0, 1, 0]), ["a", "b"])
+    a = s["envs"]["e"]["configs"]["a"]["win"]
+    assert a["mean"] == 1.0 and a["ci95"] == pytest.approx([0.342, 1.0], abs=1e-3)
+    run = summarize_outcomes([{"outcome": "win", "return": 1.0, "steps": 1}] * 2)
+    assert a["ci95"] == pytest.approx(run["win_rate_ci95"])
+    assert s["envs"]["e"]["configs"]["b"]["win"]["ci95"] == pytest.approx(list(wilson_interval(2, 5)))
+    md = markdown(s, "t")
+    assert "| a | 2 | 100.0 [34.2, 100.0] |" in md
+    assert "Wilson score interval" in md  # the report says which interval
+
+
+def test_runs_show_on_a_plain_run_has_no_made_up_wall_time(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from compass.cli import app
+
+    run = tmp_path / "r1"
+    run.mkdir()
+    episodes = [
+        {"episode": i, "seed": i, "outcome": o, "return": 1.0, "steps": 50, "skill_errors": 0, "decisions": 3}
+        for i, o in enumerate(["win", "loss"])
+    ]
+    summary = {"run_id": "r1", "env": "smax:protoss_5_vs_5", "planner": "library", "episodes": episodes}
+    (run / "summary.json").write_text(json.dumps(summary))
+    r = CliRunner().invoke(app, ["runs", "show", "r1", "--out", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    (row,) = [ln for ln in r.stdout.splitlines() if ln.startswith("| r1 |")]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[2] == "50.0 [9.5, 90.5]"  # Wilson, 1 of 2
+    assert cells[5] == "-"  # wall s/ep: not recorded by compass run, not 0.00
+
+
+def test_rliable_style_ci_matches_scipys_percentile_bootstrap_on_one_task():
+    """One task column (how the ALEM leaderboard calls rliable): the ordinary percentile bootstrap."""
+    from compass.eval.stats import stratified_bootstrap_ci
+
+    mean, lo, hi = stratified_bootstrap_ci(LSAT, reps=40_000, seed=1)
+    ref = sps.bootstrap((np.array(LSAT),), np.mean, n_resamples=40_000, method="percentile", random_state=3)
+    assert mean == pytest.approx(np.mean(LSAT))
+    assert lo == pytest.approx(ref.confidence_interval.low, abs=1.5)
+    assert hi == pytest.approx(ref.confidence_interval.high, abs=1.5)
+    # a column vector is the same one-task matrix
+    assert stratified_bootstrap_ci(np.array(LSAT)[:, None], reps=2000, seed=4) == stratified_bootstrap_ci(
+        LSAT, reps=2000, seed=4
+    )
+
+
+def test_rliable_style_ci_resamples_runs_within_each_task():
+    """rliable's StratifiedBootstrap draws runs per task column: a task scoring 0 on every run and
+    one scoring 100 keep their runs in every resample, so the mean over both cannot move; pooling
+    the 40 cells would give a wide interval."""
+    from compass.eval.stats import stratified_bootstrap_ci
+
+    m = np.column_stack([np.zeros(20), np.full(20, 100.0)])
+    assert stratified_bootstrap_ci(m, reps=5000) == (50.0, 50.0, 50.0)
+    _, plo, phi = stratified_bootstrap_ci(m.ravel(), reps=5000)
+    assert phi - plo > 20
+    # reference computation of the same procedure, written out: per task, runs drawn with replacement
+    rng = np.random.default_rng(7)
+    x = rng.normal(10, 3, size=(12, 3))
+    draws = rng.integers(0, 12, size=(20_000, 12, 3))
+    ref = np.quantile(
+        np.take_along_axis(np.broadcast_to(x, draws.shape), draws, axis=1).mean(axis=(1, 2)), [0.025, 0.975]
+    )
+    _, lo, hi = stratified_bootstrap_ci(x, reps=20_000, seed=8)
+    assert lo == pytest.approx(ref[0], abs=0.15) and hi == pytest.approx(ref[1], abs=0.15)
+    with pytest.raises(ValueError):
+        stratified_bootstrap_ci([])

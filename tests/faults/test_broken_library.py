@@ -138,3 +138,18 @@ def test_check_reports_hangs_and_exits_as_failures(tmp_path):
     result = CliRunner().invoke(app, ["skills", "check", "--library", str(tmp_path)])
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output and "3 skill file(s) with problems" in result.output
+
+
+def test_compass_run_says_which_files_it_skipped_once(broken_root, tmp_path):
+    """The run goes on with the good skills and says on the console (not only in the trace) which
+    file it skipped and why, once each."""
+    result = CliRunner().invoke(
+        app,
+        ["run", "--library", str(broken_root), "--max-steps", "2", "--out", str(tmp_path / "runs")],
+    )
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    for name, (_, reason) in BROKEN.items():
+        lines = [ln for ln in result.output.splitlines() if f"skipped {broken_root / 'combat' / name}:" in ln]
+        assert len(lines) == 1, (name, result.output)
+        assert reason in lines[0], (name, lines[0])

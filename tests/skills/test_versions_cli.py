@@ -154,3 +154,39 @@ def test_synthesis_adds_are_versions_by_the_model(lib_root):
         ["git", "log", "--format=%an", "-1"], cwd=lib_root, capture_output=True, text=True
     ).stdout
     assert log.strip() == "openai:gpt-test"
+
+
+def test_skills_init_starts_an_editable_versioned_library_of_every_family(tmp_path):
+    from compass.core.family import families
+
+    root = tmp_path / "mylib"
+    r = cli("skills", "init", str(root))
+    assert r.exit_code == 0, r.output
+    for name, fam in families().items():
+        shipped = sorted(p.name for p in fam.seed_skills_dir.glob("*.py"))
+        assert sorted(p.name for p in (root / name).glob("*.py")) == shipped
+        lib = SkillLibrary(root, name)
+        assert not lib.problems and not lib.shipped
+        first = shipped[0].removesuffix(".py")
+        (v1,) = lib.history(first)  # versioned from the start: the seed is version 1
+        assert v1.number == 1 and v1.action == "add"
+    r = cli("skills", "list", "--library", str(root), "--family", "alem")
+    assert r.exit_code == 0 and "gather_wood" in r.stdout
+    # Editable at once: an edit is version 2 of the seed skill.
+    src = tmp_path / "hold_and_shoot.py"
+    src.write_text(NEW)
+    assert cli("skills", "add", str(src), "--library", str(root)).exit_code == 0
+    # Never over an existing library or a non-empty folder.
+    r = cli("skills", "init", str(root))
+    assert r.exit_code != 0 and "library already" in r.output
+    assert (root / "combat" / "hold_and_shoot.py").exists()
+
+
+def test_a_missing_library_points_at_skills_init(tmp_path):
+    src = tmp_path / "hold_and_shoot.py"
+    src.write_text(NEW)
+    r = cli("skills", "add", str(src), "--library", str(tmp_path / "newdir"))
+    assert r.exit_code == 2 and "compass skills init" in r.output
+    assert not (tmp_path / "newdir").exists()  # no one-skill library by accident
+    r = cli("skills", "list", "--library", str(tmp_path / "newdir"))
+    assert r.exit_code == 2 and "compass skills init" in r.output

@@ -49,6 +49,8 @@ def recorded(tmp_path_factory):
             env="smax:protoss_5_vs_5", planner="library", out=runs, run_id="lib-run", max_steps=30, seed=0
         )
     )
+    # A `compass eval` result beside the runs (where eval writes by default), traces kept.
+    _eval_into(runs, tmp)
     trace = read_trace(runs / "vlm-run")
     first = next(r for r in trace if r["kind"] == "vlm" and r["module"] == "perception")
     # As --log-prompts writes it (prompts/<prompt key>.txt): this run was recorded without it, so
@@ -66,6 +68,33 @@ def recorded(tmp_path_factory):
         "prompt_t": first["t"],
         "prompt_agent": first["agent"],
     }
+
+
+EVAL_SPEC = """name: mini-eval
+envs: [smax:protoss_5_vs_5]
+seeds: 2
+workers: 1
+max_steps: 12
+traces: true
+base:
+  planner: library
+grid:
+  comm: [none, multihop]
+"""
+
+
+def _eval_into(runs, tmp) -> None:
+    """``compass eval`` of a two-configuration spec (2 seeds, 12 steps) writing ``runs/mini-eval``."""
+    from compass.eval.driver import prepare, run_eval
+    from compass.eval.report import write_report
+    from compass.eval.spec import load_spec
+
+    spec = tmp / "mini-eval.yaml"
+    spec.write_text(EVAL_SPEC)
+    plan = load_spec(spec)
+    prepared = prepare(plan, runs)
+    rows = run_eval(prepared, plan.workers, None, lambda row: None)
+    write_report(prepared.run_dir, rows, plan.name, [c.name for c in plan.configs])
 
 
 def _free_port() -> int:

@@ -36,7 +36,7 @@ def alem_run(tmp_path_factory):
 def client(alem_run):
     from compass.viewer.app import create_app
 
-    with TestClient(create_app(alem_run)) as c:
+    with TestClient(create_app(alem_run), base_url="http://127.0.0.1") as c:
         yield c
 
 

@@ -11,7 +11,7 @@ from PIL import Image
 
 def test_runs_list_shows_outcomes_tokens_and_errors(viewer_url):
     runs = {r["id"]: r for r in httpx.get(f"{viewer_url}/api/runs").json()}
-    assert set(runs) == {"vlm-run", "lib-run"}
+    assert set(runs) == {"vlm-run", "lib-run", "mini-eval"}
     vlm = runs["vlm-run"]
     assert vlm["status"] == "finished" and vlm["n_episodes"] == 1
     assert vlm["tokens"] > 0 and vlm["episodes"][0]["outcome"] in {"win", "loss", "timeout"}
@@ -19,6 +19,33 @@ def test_runs_list_shows_outcomes_tokens_and_errors(viewer_url):
     assert [r["id"] for r in httpx.get(f"{viewer_url}/api/runs", params={"q": "test-model"}).json()] == [
         "vlm-run"
     ]
+
+
+def test_an_eval_result_is_listed_with_its_report_plot_and_episode_replays(viewer_url):
+    """`compass eval` writes beside the runs; its summary.json is not a run's (episodes is a count)."""
+    assert httpx.get(f"{viewer_url}/").status_code == 200
+    runs = {r["id"]: r for r in httpx.get(f"{viewer_url}/api/runs").json()}
+    ev = runs["mini-eval"]
+    assert ev["kind"] == "eval" and ev["status"] == "finished" and ev["n_episodes"] == 4
+    assert ev["configs"] == ["comm=none", "comm=multihop"]
+    assert {(e["config"], e["seed"]) for e in ev["episodes"]} == {
+        (c, s) for c in ("comm=none", "comm=multihop") for s in (0, 1)
+    }
+    page = httpx.get(f"{viewer_url}/runs/mini-eval")
+    assert page.status_code == 200 and "<th>win %</th>" in page.text  # the report's table, as HTML
+    plot = httpx.get(f"{viewer_url}/api/runs/mini-eval/file", params={"path": "report.png"})
+    assert plot.status_code == 200 and plot.content.startswith(b"\x89PNG")
+    # Each kept trace opens as a run of its own, with the episode the eval recorded.
+    trace = ev["episodes"][0]["trace"]
+    assert trace == "mini-eval~traces~comm=none~smax_protoss_5_vs_5~seed-0"
+    run = httpx.get(f"{viewer_url}/api/runs/{trace}").json()
+    assert run["env"] == "smax:protoss_5_vs_5" and run["seed"] == 0
+    assert [e["outcome"] for e in run["episodes"]] == [ev["episodes"][0]["outcome"]]
+    assert (
+        httpx.get(f"{viewer_url}/api/runs/{trace}/episodes/0").json()["steps"] == ev["episodes"][0]["steps"]
+    )
+    # A nested id never leaves the runs directory.
+    assert httpx.get(f"{viewer_url}/api/runs/mini-eval~..~..~etc").status_code == 404
 
 
 def test_steps_come_in_windows_with_decisions_and_prompt_links(viewer_url, recorded):
@@ -167,8 +194,62 @@ def test_token_required_when_set(tmp_path):
     from compass.viewer.app import create_app
 
     (tmp_path / "runs").mkdir()
-    client = TestClient(create_app(tmp_path / "runs", token="s3cret"))
+    client = TestClient(create_app(tmp_path / "runs", token="s3cret"), base_url="http://127.0.0.1")
     assert client.get("/api/runs").status_code == 401
     assert client.get("/api/runs", params={"token": "wrong"}).status_code == 401
     assert client.get("/", params={"token": "s3cret"}).status_code == 200
     assert client.get("/api/runs").status_code == 200  # the cookie from the previous answer
+
+
+def test_only_requests_for_the_served_address_are_answered(viewer_url):
+    """DNS rebinding: a page on evil.example whose name now resolves to 127.0.0.1 sends
+    ``Host: evil.example``; the viewer refuses it, reads and library edits alike."""
+    port = viewer_url.rsplit(":", 1)[1]
+    evil = {"Host": f"evil.example:{port}"}
+    assert httpx.get(f"{viewer_url}/api/runs", headers=evil).status_code == 400
+    assert httpx.get(f"{viewer_url}/", headers={"Host": "evil.example"}).status_code == 400
+    r = httpx.put(f"{viewer_url}/api/library/combat/skills/attack_nearest", json={"text": "x"}, headers=evil)
+    assert r.status_code == 400
+    for ok in (f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"):
+        assert httpx.get(f"{viewer_url}/api/runs", headers={"Host": ok}).status_code == 200
+
+
+def test_host_names_and_a_wildcard_bind(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from compass.viewer.app import create_app, host_name
+
+    assert [host_name(h) for h in ("[::1]:8765", "LocalHost:1", "10.0.0.5", "::1")] == [
+        "::1",
+        "localhost",
+        "10.0.0.5",
+        "::1",
+    ]
+    (tmp_path / "runs").mkdir()
+    lan = TestClient(create_app(tmp_path / "runs", hosts=["10.0.0.5"]), base_url="http://10.0.0.5:8765")
+    assert lan.get("/api/runs").status_code == 200
+    assert lan.get("/api/runs", headers={"Host": "127.0.0.1"}).status_code == 400
+    anywhere = TestClient(
+        create_app(tmp_path / "runs", token="t", hosts=None), base_url="http://evil.example"
+    )
+    assert anywhere.get("/api/runs", params={"token": "t"}).status_code == 200  # the token guards
+
+
+def test_a_busy_port_is_one_line(tmp_path):
+    import socket
+
+    from typer.testing import CliRunner
+
+    from compass.cli import app
+
+    (tmp_path / "runs").mkdir()
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        r = CliRunner().invoke(app, ["view", str(tmp_path / "runs"), "--port", str(port)])
+    assert r.exit_code == 2
+    assert r.output.strip().splitlines() == [
+        f"error: cannot listen on 127.0.0.1:{port}: Address already in use "
+        "(another compass view? pick another --port, or --port 0 for any free one)"
+    ]

@@ -112,10 +112,26 @@ def test_search_library_edit_refused_then_saved_then_reverted(page, viewer_url, 
     assert page.locator("#save-result.bad").count() == 0
     assert path.read_text() == edited
 
-    # Revert to the version before the edit (the second row, newest first).
+    # Revert to the version before the edit (the second row, newest first): it asks first, and
+    # a cancelled revert changes nothing.
+    asked = []
+
+    def answer(accept):
+        def handle(dialog):
+            asked.append(dialog.message)
+            dialog.accept() if accept else dialog.dismiss()
+
+        return handle
+
+    page.once("dialog", answer(False))
+    page.locator("#history tbody tr >> nth=1").locator("button.revert").click()
+    page.wait_for_function("document.getElementById('diff').innerText.includes('revert cancelled')")
+    assert asked and "Revert attack_nearest to version" in asked[0]
+    assert path.read_text() == edited
+    page.once("dialog", answer(True))
     page.locator("#history tbody tr >> nth=1").locator("button.revert").click()
     page.wait_for_function("document.getElementById('history').innerText.includes('revert attack_nearest')")
-    assert path.read_text() == before
+    assert len(asked) == 2 and path.read_text() == before
 
 
 def test_compare_two_runs_of_the_same_seed(page, viewer_url):
@@ -126,3 +142,47 @@ def test_compare_two_runs_of_the_same_seed(page, viewer_url):
     page.keyboard.press("ArrowRight")
     page.wait_for_function("document.getElementById('step').value === '1'")
     assert "reward" in page.inner_text("#info-a") and "reward" in page.inner_text("#info-b")
+
+
+def test_an_eval_result_opens_with_its_report_and_an_episode_replays(page, viewer_url):
+    page.goto(viewer_url + "/")
+    page.click("text=mini-eval")
+    page.wait_for_selector("#report table")
+    assert "comm=multihop" in page.inner_text("#report")
+    page.wait_for_function("document.getElementById('report-plot').naturalWidth > 0")
+    page.locator("#eval-episodes a", has_text="replay").first.click()
+    page.wait_for_function("document.getElementById('global').naturalWidth > 0")
+    assert "episode 0" in page.title()
+
+
+def test_ego_frames_are_shown_at_their_size_under_a_readable_header(page, viewer_url):
+    page.goto(viewer_url + "/runs/lib-run/episodes/0?t=3")
+    page.wait_for_function("document.querySelector('#ego0 img').naturalWidth > 0")
+    size = page.evaluate(
+        "(() => { const i = document.querySelector('#ego0 img'); return [i.clientWidth, i.naturalWidth]; })()"
+    )
+    assert size[0] == size[1]  # not scaled down (the header drawn in the frame stays legible)
+    head = page.locator("#ego0 .ego-head")
+    assert head.inner_text().startswith("agent 0")
+    px = float(page.evaluate("getComputedStyle(document.querySelector('#ego0 .ego-head')).fontSize")[:-2])
+    assert px >= 14
+
+
+def test_a_slow_first_frame_says_it_is_compiling(page, viewer_url):
+    """A frame that takes long (the first compiles the game) shows what the page waits for."""
+    import time
+
+    def slow(route):
+        time.sleep(4)
+        route.continue_()
+
+    page.route("**/frame/**/global.png", slow)
+    try:
+        page.goto(
+            viewer_url + "/runs/lib-run/episodes/0?t=5", wait_until="commit"
+        )  # not "load": it waits for the frame
+        page.wait_for_function("document.getElementById('status').innerText.startsWith('compiling SMAX')")
+        page.wait_for_function("document.getElementById('global').naturalWidth > 0")
+        page.wait_for_function("document.getElementById('status').innerText === ''")
+    finally:
+        page.unroute("**/frame/**/global.png")

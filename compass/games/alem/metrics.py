@@ -1,17 +1,29 @@
-"""ALEM scores as the ALEM paper defines them: Base%, Coord.% and Total%.
+"""ALEM scores: Base%, Coord.% and Total%, two ways.
 
-Each agent's reward in a category is the sum of the tier weights (basic 1, intermediate 3,
-advanced 5, very advanced 8) of the achievements it unlocked in that category; it is divided by
-the category maximum (217 base, 159 coordination, 376 total) and averaged over the agents. The
-game's per-step reward also carries 0.1 x health change; the normalisers are pure achievement
-sums, so the scores use achievements only (as alem's own ``compute_score`` does per agent).
+Each achievement has a tier weight (basic 1, intermediate 3, advanced 5, very advanced 8); the
+category maxima are the weight sums, 217 base (66 achievements), 159 coordination (27) and 376
+total (93). The leaderboard's "reward bounds" 66/27/93 are these achievement counts, not other
+normalisers: both scorings below divide by 217/159/376.
 
-The one-level ``overworld`` variant can only unlock 57 of the 93 achievements; its scores are
-reported against the paper's maxima by default (comparable with the full game) or, with
-``normalisers="overworld"``, against what the overworld offers (38 / 159 / 197) as alem's
-``compute_score`` does for that variant. Either way only overworld-reachable achievements count
-there: the Debug env grants DEFEAT_NECROMANCER to everyone at step 0 (its boss counter starts
-"beaten" with one level).
+- **Team** (``team_base_pct``, ``team_coord_pct``, ``team_total_pct``): an achievement counts once
+  if ANY agent unlocked it; its weighted sum over the category maximum. This is alem's
+  ``compute_score`` ``Team/normal_reward_pct_of_max``, ``Team/coord_reward_pct_of_max`` and
+  ``Team/reward_pct_of_max``, which ``scripts/make_submission.py`` turns into the leaderboard's
+  Base/Coord./Total (and the ALEM paper's Table 1). Use these beside the leaderboard.
+- **Agent mean** (``base_pct``, ``coord_pct``, ``total_pct``): each agent's own weighted sum over
+  the maximum, averaged over the agents (alem's ``Agent{i}/..._pct_of_max`` averaged). compass's
+  results before issue 23 used this; it is never above the team score (an agent's unlocks are a
+  subset of the team's) and equals it only when every agent unlocked the same achievements.
+
+The game's per-step reward also carries 0.1 x health change; the maxima are pure achievement
+sums, so the scores use achievements only (as ``compute_score`` does).
+
+The one-level ``overworld`` variant can only unlock 57 of the 93 achievements. Its agent-mean
+scores are reported against the full-game maxima by default (comparable with the full game) or,
+with ``normalisers="overworld"``, against what the overworld offers (38 / 159 / 197); its team
+scores always use the overworld maxima, as ``compute_score`` does for a one-level game. Either way
+only overworld-reachable achievements count there: the Debug env grants DEFEAT_NECROMANCER to
+everyone at step 0 (its boss counter starts "beaten" with one level).
 """
 
 from __future__ import annotations
@@ -84,12 +96,19 @@ class EpisodeScore:
     steps: int
     outcome: str = ""
     team_achievements: tuple[str, ...] = ()  # unlocked by any agent
+    # The leaderboard's scoring: achievements unlocked by any agent, weighted, over the maxima.
+    team_base_pct: float = 0.0
+    team_coord_pct: float = 0.0
+    team_total_pct: float = 0.0
 
     def as_dict(self) -> dict:
         return {
             "base_pct": self.base_pct,
             "coord_pct": self.coord_pct,
             "total_pct": self.total_pct,
+            "team_base_pct": self.team_base_pct,
+            "team_coord_pct": self.team_coord_pct,
+            "team_total_pct": self.team_total_pct,
             "steps": self.steps,
             "outcome": self.outcome,
             "team_achievements": list(self.team_achievements),
@@ -118,6 +137,7 @@ def score_episode(
 ) -> EpisodeScore:
     """Score one episode from the (n_agents, 93) achievement matrix at its end.
 
+    Both scorings (module docstring): agent mean (``base_pct``...) and team (``team_base_pct``...).
     ``overworld`` restricts counting to achievements the one-level variant can unlock;
     ``death_causes`` (per agent, ``None`` = survived) is carried into each :class:`AgentScore`.
     Percentages are in percent (0-100).
@@ -145,7 +165,11 @@ def score_episode(
                 death_cause=death_causes[i] if death_causes is not None else None,
             )
         )
-    team = tuple(ACHIEVEMENTS[k] for k in np.nonzero(ach.any(axis=0))[0])
+    union = ach.any(axis=0)
+    team = tuple(ACHIEVEMENTS[k] for k in np.nonzero(union)[0])
+    tb_max, tc_max, tt_max = normaliser_values("overworld" if overworld else "paper")
+    team_base = float((_WEIGHTS * union * ~_IS_COORD).sum())
+    team_coord = float((_WEIGHTS * union * _IS_COORD).sum())
     return EpisodeScore(
         base_pct=float(np.mean([a.base_pct for a in agents])),
         coord_pct=float(np.mean([a.coord_pct for a in agents])),
@@ -154,6 +178,9 @@ def score_episode(
         steps=int(steps),
         outcome=outcome,
         team_achievements=team,
+        team_base_pct=100 * team_base / tb_max,
+        team_coord_pct=100 * team_coord / tc_max,
+        team_total_pct=100 * (team_base + team_coord) / tt_max,
     )
 
 
@@ -208,18 +235,26 @@ def bootstrap_ci(
     return lo, hi
 
 
+SCORE_KEYS = ("base_pct", "coord_pct", "total_pct", "team_base_pct", "team_coord_pct", "team_total_pct")
+
+
 def summarise(episodes: Sequence[EpisodeScore], n: int = 10000, alpha: float = 0.05, seed: int = 0) -> dict:
-    """Means over episodes with bootstrap CIs: Base%, Coord.%, Total%, steps survived, achievements."""
+    """Means over episodes with bootstrap CIs: both scorings' Base%, Coord.%, Total%, steps survived,
+    achievements, causes of death."""
     if not episodes:
         return {"episodes": 0}
     out: dict = {"episodes": len(episodes)}
-    for key in ("base_pct", "coord_pct", "total_pct"):
+    for key in SCORE_KEYS:
         vals = [getattr(e, key) for e in episodes]
         lo, hi = bootstrap_ci(vals, n, alpha, seed)
         out[key] = {"mean": float(np.mean(vals)), "ci95": [lo, hi]}
     survived = [float(np.mean([a.steps_survived for a in e.agents])) for e in episodes]
     lo, hi = bootstrap_ci(survived, n, alpha, seed)
     out["steps_survived"] = {"mean": float(np.mean(survived)), "ci95": [lo, hi]}
+    # Per agent, pooled over episodes (issue 23's survival target is a median per agent).
+    out["steps_survived_median_per_agent"] = float(
+        np.median([a.steps_survived for e in episodes for a in e.agents])
+    )
     out["steps"] = float(np.mean([e.steps for e in episodes]))
     counts = [float(np.mean([len(a.achievements) for a in e.agents])) for e in episodes]
     out["achievements_per_agent"] = float(np.mean(counts))
@@ -275,7 +310,8 @@ class AlemScorer:
         ]
         return (
             f"Base {metrics['base_pct']:.1f}% Coord {metrics['coord_pct']:.1f}% "
-            f"Total {metrics['total_pct']:.1f}%" + (f"  deaths {', '.join(deaths)}" if deaths else "")
+            f"Total {metrics['total_pct']:.1f}% (team {metrics.get('team_total_pct', 0.0):.1f}%)"
+            + (f"  deaths {', '.join(deaths)}" if deaths else "")
         )
 
     def headline(self, summary: dict) -> str:
@@ -283,6 +319,9 @@ class AlemScorer:
             f"{name} {summary[key]['mean']:.1f}% [{summary[key]['ci95'][0]:.1f}, {summary[key]['ci95'][1]:.1f}]"
             for name, key in (("Base", "base_pct"), ("Coord.", "coord_pct"), ("Total", "total_pct"))
         )
+        team = summary.get("team_total_pct")
+        if team:  # the leaderboard's scoring (any agent's unlocks count for the team)
+            line += f"  team Total {team['mean']:.1f}% [{team['ci95'][0]:.1f}, {team['ci95'][1]:.1f}]"
         causes = summary.get("death_causes")
         if causes:
             line += "  deaths: " + ", ".join(f"{k} {v}" for k, v in causes.items())

@@ -40,6 +40,10 @@ def _to_actions(env, team: int, units: tuple[int, ...], native: np.ndarray, view
 @cache
 def _heuristic_fn(n_allies: int, n_enemies: int, team: int):
     import jax
+
+    from compass.util.quiet import import_quietly
+
+    import_quietly("jaxmarl.environments")  # its import prints on stdout
     from jaxmarl.environments.smax.heuristic_enemy import (
         create_heuristic_policy,
         get_heuristic_policy_initial_state,

@@ -78,18 +78,26 @@ def _unit(
         _health_bar(d, cx, cy, r, shield, fill=(90, 200, 255), lift=4)
 
 
+#: Pixels around the map in the global frame: a unit on the edge keeps its circle, bars and label.
+EDGE = 18
+
+
 def render_global(snap: Snapshot, step: int = 0, size: int = 384) -> np.ndarray:
-    """The whole map: allies blue (A<i>), enemies red (E<j>), health bars, sight/attack rings."""
+    """The whole map: allies blue (A<i>), enemies red (E<j>), health bars, sight/attack rings.
+
+    ``size`` is the frame's width; the map sits ``EDGE`` pixels inside it, so units at the top
+    edge (whose health bars are drawn above them) are not cut off."""
     w, h = snap.map_size
-    scale = size / w
-    img = Image.new("RGB", (size, int(h * scale)), BG)
+    scale = (size - 2 * EDGE) / w
+    img = Image.new("RGB", (size, int(h * scale) + 2 * EDGE), BG)
     d = ImageDraw.Draw(img)
     for g in range(0, int(w) + 1, 4):
-        d.line([g * scale, 0, g * scale, h * scale], fill=GRID)
-        d.line([0, g * scale, w * scale, g * scale], fill=GRID)
+        d.line([EDGE + g * scale, EDGE, EDGE + g * scale, EDGE + h * scale], fill=GRID)
+    for g in range(0, int(h) + 1, 4):
+        d.line([EDGE, EDGE + g * scale, EDGE + w * scale, EDGE + g * scale], fill=GRID)
 
     def px(p):  # world (y up) -> image (y down)
-        return p[0] * scale, (h - p[1]) * scale
+        return EDGE + p[0] * scale, EDGE + (h - p[1]) * scale
 
     shields = getattr(snap, "shield", None)
     for u in range(len(snap.alive)):

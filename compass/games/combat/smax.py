@@ -25,7 +25,8 @@ from compass.games.combat.text import (
     render_combat_text,
 )
 from compass.games.combat.view import CombatObs, combat_agent_view, deaths_seen_by, entities_seen_by
-from compass.util.jax_cache import enable_jax_cache
+from compass.util.jax_cache import enable_jax_cache, note_compile
+from compass.util.quiet import import_quietly
 
 # SMACv2 index -> SMAX movement index (SMAX: 0 N, 1 E, 2 S, 3 W, 4 stop, 5+j attack).
 _SMAX_MOVE = {MOVE_NORTH: 0, MOVE_EAST: 1, MOVE_SOUTH: 2, MOVE_WEST: 3}
@@ -67,7 +68,10 @@ class _Compiled:
 def _compiled(n_allies: int, n_enemies: int) -> _Compiled:
     """One jitted HeuristicEnemySMAX per team size, shared across scenarios and episodes."""
     enable_jax_cache()
+    note_compile(f"SMAX {n_allies} vs {n_enemies}", 5)
     import jax
+
+    import_quietly("jaxmarl.environments")  # its import prints on stdout
     from jaxmarl.environments.smax.heuristic_enemy_smax_env import HeuristicEnemySMAX
     from jaxmarl.environments.smax.smax_env import Scenario
 

@@ -18,6 +18,12 @@ const compass = (() => {
   }
 
   // --- replay ---------------------------------------------------------------------------------
+  // What a first frame waits for (quiet machine, warm compilation cache; issue 25's measurements).
+  const FIRST_FRAME = {
+    combat: "compiling SMAX for the replay (first use, ~5 s; longer under load)…",
+    alem: "compiling ALEM for the replay (first use, ~20 s; longer under load)…",
+    default: "compiling the game for the replay (first use)…",
+  };
   function replay() {
     const root = document.getElementById("replay");
     const run = root.dataset.run, ep = +root.dataset.episode, total = +root.dataset.steps, nAgents = +root.dataset.agents;
@@ -27,7 +33,7 @@ const compass = (() => {
     const stepInput = document.getElementById("step"), status = document.getElementById("status");
     const egos = document.getElementById("egos");
     for (let i = 0; i < nAgents; i++) {
-      egos.insertAdjacentHTML("beforeend", `<div class="ego" id="ego${i}"><img alt="agent ${i} ego frame"><div>agent ${i}</div><pre class="obs"></pre><pre class="minimap"></pre></div>`);
+      egos.insertAdjacentHTML("beforeend", `<div class="ego" id="ego${i}"><h3 class="ego-head">agent ${i}</h3><img alt="agent ${i} ego frame"><pre class="obs"></pre><pre class="minimap"></pre></div>`);
     }
     const win = (start) => {
       if (!windows.has(start)) windows.set(start, getJSON(`${base}/steps?start=${start}&count=${WINDOW}`));
@@ -93,7 +99,14 @@ const compass = (() => {
         const body = await r.json().catch(() => ({}));
         status.textContent = `frames unavailable: ${body.detail || r.statusText}`;
       };
-      g.onload = () => { if (status.textContent.startsWith("frames unavailable")) status.textContent = ""; };
+      // The first frame re-simulates with a freshly compiled game: say so, or the page looks hung.
+      const slow = setTimeout(() => {
+        if (!g.complete && !status.textContent) status.textContent = FIRST_FRAME[family] || FIRST_FRAME.default;
+      }, 1500);
+      g.onload = () => {
+        clearTimeout(slow);
+        if (status.textContent.startsWith("frames unavailable") || status.textContent.startsWith("compiling")) status.textContent = "";
+      };
       g.src = `${base}/frame/${t}/global.png`;
       for (let i = 0; i < nAgents; i++) document.querySelector(`#ego${i} img`).src = `${base}/frame/${t}/agent${i}.png`;
       clearTimeout(panelTimer);
@@ -104,6 +117,7 @@ const compass = (() => {
           for (const a of p.agents) {
             const el = document.getElementById(`ego${a.agent}`);
             el.querySelector(".obs").textContent = a.alive ? a.text : "(dead)";
+            el.querySelector(".ego-head").textContent = `agent ${a.agent}${a.alive ? "" : " (dead)"}`;
             el.querySelector(".minimap").textContent = a.minimap;
           }
         } catch (e) { /* shown by the frame's error */ }
@@ -216,6 +230,11 @@ const compass = (() => {
         if (b.classList.contains("diff")) {
           out.textContent = (await getJSON(`${api}/diff?a=${b.dataset.v}`)).diff || "no difference";
         } else if (b.classList.contains("revert")) {
+          // A revert rewrites the skill every later run uses: ask first.
+          if (!confirm(`Revert ${name} to version ${b.dataset.v}? It becomes the current code (recorded as a new version).`)) {
+            out.textContent = "revert cancelled";
+            return;
+          }
           const r = await getJSON(`${api}/revert`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ version: b.dataset.v }) });
           out.textContent = `reverted: now version ${r.version}`;
           setTimeout(() => location.reload(), 400);
