@@ -8,8 +8,8 @@ gate's evaluation: ALEM's Total %, ties by return) and keeps a value only when `
 beats the current one. With ``--write`` the winning values go back into the library file (only
 the literals change; a ``# tuned:`` header line records seeds, steps and scores).
 
-Tuning seeds only: every seed must lie in 0-999 (the evaluation seeds are run by
-``bench_alem.py`` alone, see docs/alem.md).
+Tuning seeds only: every seed must lie in ``compass.games.alem.protocol.TUNING_SEEDS`` (0-999;
+docs/alem.md "Seed protocol").
 
     python benchmarks/tune_alem_params.py --env alem:hard --seeds 0,1 --steps 1500 \\
         --grid dusk=100,120,140 --grid stone_reserve=2,3,5 --out /tmp/tune.json
@@ -29,12 +29,11 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from compass.games.alem.protocol import TUNING_SEEDS  # noqa: E402
 from compass.skills.holdup import compare, describe, evaluate_skill  # noqa: E402
 from compass.skills.library import SkillLibrary  # noqa: E402
 from compass.skills.params import get_params, param_names, set_params  # noqa: E402
 from compass.util.atomic import atomic_write_json, atomic_write_text  # noqa: E402
-
-TUNING_SEEDS = range(0, 1000)
 
 
 def parse_grid(items: list[str], declared: list[str]) -> dict[str, list]:
