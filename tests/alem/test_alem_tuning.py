@@ -27,6 +27,7 @@ def test_tuner_grid_is_checked_against_the_skills_parameters():
     with pytest.raises(SystemExit, match="NAME=V1"):
         parse_grid(["dusk"], declared)
     # What --write would store: only the literal changes, and the night follows it.
-    tuned = set_params(skill, {"dusk": 160})
-    assert get_params(tuned)["dusk"] == 160 and get_params(skill)["dusk"] == 140
-    assert "dusk = 160" in tuned.code and tuned.code.count("\n") == skill.code.count("\n")
+    start = get_params(skill)["dusk"]
+    tuned = set_params(skill, {"dusk": start + 17})
+    assert get_params(tuned)["dusk"] == start + 17 and get_params(skill)["dusk"] == start
+    assert f"dusk = {start + 17}" in tuned.code and tuned.code.count("\n") == skill.code.count("\n")
