@@ -58,7 +58,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks._results import command, git_commit, write_results  # noqa: E402
+from benchmarks._results import add_results_arguments, command, git_commit, preflight, write_results  # noqa: E402
 from compass.core.family import get_family  # noqa: E402
 from compass.eval.stats import stratified_bootstrap_ci  # noqa: E402
 from compass.games.alem.metrics import PAPER_TABLE1, EpisodeScore, EpisodeTracker, summarise  # noqa: E402
@@ -393,7 +393,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=2, help="episode processes (default 2)")
     p.add_argument("--notes", default="", help="stored with the results")
     p.add_argument("--out", default="", help="write the results (every episode) to this JSON file instead")
+    add_results_arguments(p)
     args = p.parse_args(argv)
+    if not args.out:  # benchmarks/results/ only from a clean commit, the library committed with it
+        preflight(args.allow_dirty, [LIBRARY])
 
     lb = args.leaderboard
     diffs = [d for d in (args.difficulties or ",".join(LEADERBOARD_DIFFICULTIES)).split(",") if d]
@@ -535,7 +538,14 @@ def main(argv: list[str] | None = None) -> int:
         _write(args.out, rows, data, seeds, args.notes)
         print(f"results written to {args.out} (benchmarks/results/ untouched)")
     else:
-        write_results(results_name if lb else "bench_alem", data, seeds=seeds, notes=args.notes)
+        write_results(
+            results_name if lb else "bench_alem",
+            data,
+            seeds=seeds,
+            notes=args.notes,
+            inputs=[LIBRARY],
+            allow_dirty=args.allow_dirty,
+        )
     return 0
 
 

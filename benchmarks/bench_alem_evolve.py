@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks._results import write_results  # noqa: E402
+from benchmarks._results import add_results_arguments, preflight, write_results  # noqa: E402
 from compass.config import RunConfig  # noqa: E402
 from compass.core.family import get_family  # noqa: E402
 from compass.session import run  # noqa: E402
@@ -118,7 +118,9 @@ def main() -> None:
         help="also play this named seed skill on the comparison seeds ('' for none): the seed's generalist",
     )
     ap.add_argument("--notes", default="")
+    add_results_arguments(ap)
     args = ap.parse_args()
+    preflight(args.allow_dirty, [get_family("alem").seed_skills_dir])
 
     family = get_family(args.env.split(":")[0])
     task = family.default_task
@@ -193,6 +195,8 @@ def main() -> None:
         },
         seeds=list(range(HELD_OUT, HELD_OUT + args.seeds)),
         notes=args.notes,
+        inputs=[get_family("alem").seed_skills_dir],
+        allow_dirty=args.allow_dirty,
     )
 
 

@@ -38,7 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
-from benchmarks._results import write_results  # noqa: E402
+from benchmarks._results import add_results_arguments, preflight, write_results  # noqa: E402
 from compass.comm import CommProtocol  # noqa: E402
 from compass.config import RunConfig  # noqa: E402
 from compass.core.family import get_family  # noqa: E402
@@ -437,7 +437,9 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=20, help="sandbox timing rounds")
     ap.add_argument("--steps", type=int, default=400, help="env steps for the overhead timing")
     ap.add_argument("--notes", default="", help="stored with the results, e.g. why seeds were reduced")
+    add_results_arguments(ap)
     args = ap.parse_args()
+    preflight(args.allow_dirty, [observations_path("combat"), get_family("combat").seed_skills_dir])
     parts = set(args.parts.split(","))
     results: dict = {}
     if "sandbox" in parts:
@@ -459,6 +461,8 @@ def main() -> None:
         results,
         seeds=(f"{args.start}..{args.start + args.seeds - 1}" if "winrate" in parts else None),
         notes=args.notes,
+        inputs=[observations_path("combat"), get_family("combat").seed_skills_dir],
+        allow_dirty=args.allow_dirty,
     )
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
-from benchmarks._results import write_results  # noqa: E402
+from benchmarks._results import add_results_arguments, preflight, write_results  # noqa: E402
 from benchmarks.bench_combat import play_library  # noqa: E402
 from compass.core.family import get_family  # noqa: E402
 from compass.eval.stats import wilson_interval  # noqa: E402
@@ -72,7 +72,9 @@ def main() -> None:
     )
     ap.add_argument("--skill", default="race_adaptive_combat", help="the named skill every agent runs")
     ap.add_argument("--notes", default="", help="stored with the results, e.g. why seeds were reduced")
+    add_results_arguments(ap)
     args = ap.parse_args()
+    preflight(args.allow_dirty, [get_family("combat").seed_skills_dir])
     settings = [(True, c) for c in args.comms.split(",")]
     if not args.no_reference:
         settings.append((False, "multihop"))
@@ -120,6 +122,8 @@ def main() -> None:
         results,
         seeds=f"{args.start}..{args.start + args.seeds - 1}",
         notes=args.notes,
+        inputs=[get_family("combat").seed_skills_dir],
+        allow_dirty=args.allow_dirty,
     )
 
 

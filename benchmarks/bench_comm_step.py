@@ -18,7 +18,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
-from benchmarks._results import write_results  # noqa: E402
+from benchmarks._results import add_results_arguments, preflight, write_results  # noqa: E402
 from compass.comm import CommProtocol  # noqa: E402
 from compass.comm.entity_memory import GlobalEntityMemory  # noqa: E402
 from compass.core.types import AgentView, Entity, OwnUnit  # noqa: E402
@@ -53,7 +53,9 @@ def main() -> None:
     ap.add_argument("--agents", type=int, default=5)
     ap.add_argument("--enemies", type=int, default=10)
     ap.add_argument("--steps", type=int, default=200)
+    add_results_arguments(ap)
     args = ap.parse_args()
+    preflight(args.allow_dirty, [])
     trajectory = make_views(np.random.default_rng(0), args.agents, args.enemies, args.steps)
     results: dict = {"agents": args.agents, "enemies": args.enemies, "steps": args.steps, "modes": {}}
 
@@ -97,7 +99,7 @@ def main() -> None:
         if (args.agents, args.enemies) == (5, 10)
         else f"bench_comm_step_{args.agents}v{args.enemies}"
     )
-    write_results(name, results, seeds=[0], notes="timings: best of 5 repeats")
+    write_results(name, results, seeds=[0], notes="timings: best of 5 repeats", allow_dirty=args.allow_dirty)
 
 
 if __name__ == "__main__":

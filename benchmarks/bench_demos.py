@@ -1,14 +1,15 @@
 """Demonstrations benchmark: trainer throughput, learning curves, and win rates on held-out seeds.
 
 1. Trainer env steps/s vs the raw vmapped SMAX step with random legal actions (the limit), both
-   with the shipped config's 64 envs x 128 steps, measured side by side in this run.
+   with the shipped config's 64 envs x 128 steps, alternating in this run, best of ``--reps`` each.
 2. Learning curves per race from the shipped trainings (``demos/<scenario>/metrics.jsonl``) -> PNG.
 3. Win rates with Wilson 95 % CIs on the same held-out seeds per race, played through the compass
    adapter: MAPPO greedy (the shipped checkpoint), the seed library, the library after offline
-   bootstrapping (fitted on ``demos/<scenario>/episodes``), and after VLM bootstrapping against
-   the scripted local server of ``tests/fakes``; plus every agent running the named skill
-   ``race_adaptive_combat`` before and after the offline fit (a scripted model, not a real one: it adapts the
-   prompt's example skill, so this measures the pipeline, not a model's tactics).
+   bootstrapping (fitted on ``demos/<scenario>/episodes``); plus every agent running the named
+   skill ``race_adaptive_combat`` before and after the offline fit. (VLM bootstrapping against a
+   scripted server is not a row: retrieval from the task plays the same skill with or without its
+   candidates, so the row could not differ from the offline one; ``tests/demos/test_bootstrap.py``
+   covers that pipeline.)
 
 Writes ``benchmarks/results/<--name>.json`` (``benchmarks/_results.py``) and
 ``benchmarks/results/demos_learning_curves.png``.
@@ -32,6 +33,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks._results import add_results_arguments, preflight, write_results  # noqa: E402
 from compass.eval.stats import wilson_interval  # noqa: E402
 
 RACES = ("protoss", "terran", "zerg")
@@ -39,23 +41,7 @@ EVAL_SEED = 20_000
 NAMED = "race_adaptive_combat"  # the seed skill whose parameters the offline fit changes most  # held out: not used by recording (0..) nor by bootstrap evaluation (10_000..)
 
 
-def jaxmarl_reference(
-    script: Path | None, python: str, num_envs: int, num_steps: int, updates: int
-) -> dict | str:
-    """JaxMARL's reference MAPPO timed in a subprocess (``benchmarks/_jaxmarl_ref.py``), or why not."""
-    if script is None:
-        return "not run: pass --jaxmarl-ref PATH/TO/mappo_rnn_smax.py (benchmarks/README.md says how)"
-    import subprocess
-
-    cmd = [python, str(ROOT / "benchmarks" / "_jaxmarl_ref.py"), str(script)]
-    cmd += ["--num-envs", str(num_envs), "--num-steps", str(num_steps), "--updates", str(updates)]
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    if done.returncode != 0:
-        return f"failed (exit {done.returncode}): {done.stderr.strip().splitlines()[-1:]}"
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def throughput(reps: int, ref_script: Path | None = None, ref_python: str = sys.executable) -> dict:
+def throughput(reps: int) -> dict:
     import jax
     import jax.numpy as jnp
 
@@ -97,7 +83,6 @@ def throughput(reps: int, ref_script: Path | None = None, ref_python: str = sys.
         upd_t.append(time.perf_counter() - t)
     n = cfg.num_envs * cfg.num_steps
     raw_sps, upd_sps = n / min(raw_t), n / min(upd_t)
-    ref = jaxmarl_reference(ref_script, ref_python, cfg.num_envs, cfg.num_steps, updates=4 * reps)
     return {
         "device": device_description(),
         "num_envs": cfg.num_envs,
@@ -106,8 +91,6 @@ def throughput(reps: int, ref_script: Path | None = None, ref_python: str = sys.
         "raw_env_steps_per_s": round(raw_sps, 1),
         "trainer_steps_per_s": round(upd_sps, 1),
         "trainer_over_raw": round(upd_sps / raw_sps, 3),
-        "jaxmarl_reference": ref,
-        "trainer_over_reference": round(upd_sps / ref["steps_per_s"], 3) if isinstance(ref, dict) else None,
     }
 
 
@@ -129,7 +112,17 @@ def curves(races) -> dict:
         ret = [r["return"] or 0.0 for r in rows]
         axes[0].plot(steps, win, label=race)
         axes[1].plot(steps, ret, label=race)
-        out[race] = {"steps": steps[-1], "final_train_win_rate": win[-1], "final_train_return": ret[-1]}
+        # Whether a curve has flattened: mean training win rate over the last 0.5M steps minus
+        # the mean over the 0.5M before them.
+        end = steps[-1]
+        last = [w for s, w in zip(steps, win, strict=True) if s > end - 500_000]
+        before = [w for s, w in zip(steps, win, strict=True) if end - 1_000_000 < s <= end - 500_000]
+        out[race] = {
+            "steps": end,
+            "final_train_win_rate": win[-1],
+            "final_train_return": ret[-1],
+            "win_rate_gain_last_500k": round(float(np.mean(last) - np.mean(before)), 3) if before else None,
+        }
     axes[0].set(xlabel="env steps", ylabel="training win rate (sampled actions)")
     axes[1].set(xlabel="env steps", ylabel="episode return")
     for a in axes:
@@ -199,9 +192,7 @@ def play_library(spec: str, library: Path | None, seeds: list[int], skill: str |
 
 
 def winrates(races, n_seeds: int) -> dict:
-    from compass.skills.bootstrap import bootstrap_offline, run_bootstrap_vlm
-    from tests.demos.test_bootstrap import _scripted
-    from tests.fakes.fake_vlm_server import FakeVLMServer
+    from compass.skills.bootstrap import bootstrap_offline
 
     seeds = list(range(EVAL_SEED, EVAL_SEED + n_seeds))
     out = {"seeds": f"{seeds[0]}..{seeds[-1]}", "n": n_seeds}
@@ -220,23 +211,6 @@ def winrates(races, n_seeds: int) -> dict:
             row["offline_fit"] = rep["changes"]
             row["library_offline_bootstrap"] = play_library(spec, off, seeds)
             row["offline_named_race_adaptive_combat"] = play_library(spec, off, seeds, NAMED)
-            vlm_lib = Path(tmp) / "vlm"
-            import shutil
-
-            shutil.copytree(off, vlm_lib)
-            with FakeVLMServer(responder=_scripted) as server:
-                rep = run_bootstrap_vlm(
-                    demo / "episodes",
-                    server.spec("openai", "scripted"),
-                    vlm_lib,
-                    eval_episodes=2,
-                    eval_max_steps=100,
-                )
-            row["vlm_bootstrap"] = {
-                "added": rep["added"],
-                "candidates": [(c["name"], c["status"]) for c in rep["candidates"]],
-            }
-            row["library_vlm_bootstrap_scripted"] = play_library(spec, vlm_lib, seeds)
         row["seconds"] = round(time.perf_counter() - t, 1)
         out[race] = row
         print(
@@ -254,33 +228,28 @@ def main() -> None:
     ap.add_argument("--races", default=",".join(RACES))
     ap.add_argument("--parts", default="throughput,curves,winrates")
     ap.add_argument("--name", default="bench_demos", help="results file stem under benchmarks/results/")
-    ap.add_argument(
-        "--jaxmarl-ref", type=Path, default=None, help="JaxMARL's baselines/MAPPO/mappo_rnn_smax.py"
-    )
-    ap.add_argument(
-        "--jaxmarl-python", default=sys.executable, help="a Python with hydra-core, wandb and distrax for it"
-    )
+    add_results_arguments(ap)
     args = ap.parse_args()
+    preflight(args.allow_dirty, [ROOT / "demos"])
     races = [r for r in args.races.split(",") if r]
     parts = set(args.parts.split(","))
     results: dict = {}
     t0 = time.perf_counter()
     if "throughput" in parts:
-        results["throughput"] = throughput(args.reps, args.jaxmarl_ref, args.jaxmarl_python)
+        results["throughput"] = throughput(args.reps)
         print("throughput", json.dumps(results["throughput"]), flush=True)
     if "curves" in parts:
         results["learning_curves"] = curves(races)
     if "winrates" in parts:
         results["win_rates"] = winrates(races, args.seeds)
     results["seconds"] = round(time.perf_counter() - t0, 1)
-    from benchmarks._results import write_results
-
     seeds = f"{EVAL_SEED}..{EVAL_SEED + args.seeds - 1}" if "winrates" in parts else None
     notes = (
-        "CPU, 2 cores shared with other jobs; VLM bootstrap against the scripted server of tests/fakes "
-        "(not a real model); MAPPO checkpoints are the shipped demos/<scenario>/checkpoint"
+        "CPU, 2 cores shared with other jobs; MAPPO checkpoints are the shipped demos/<scenario>/checkpoint"
     )
-    write_results(args.name, results, seeds=seeds, notes=notes)
+    write_results(
+        args.name, results, seeds=seeds, notes=notes, inputs=[ROOT / "demos"], allow_dirty=args.allow_dirty
+    )
 
 
 if __name__ == "__main__":

@@ -30,12 +30,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
 
-from benchmarks._results import write_results  # noqa: E402
+from benchmarks._results import add_results_arguments, preflight, write_results  # noqa: E402
 from compass.eval.driver import prepare, run_eval  # noqa: E402
 from compass.eval.report import write_report  # noqa: E402
 from compass.eval.spec import load_spec, parse_spec  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
+SPEC = ROOT / "examples" / "eval" / "ablation.yaml"
 THROUGHPUT_SPEC = """\
 name: {name}
 envs: [smax:protoss_5_vs_5]
@@ -112,7 +113,7 @@ def bench_throughput(seeds: int) -> dict:
 
 
 def bench_grid(seeds: int, workers: int) -> dict:
-    plan = load_spec(ROOT / "examples" / "eval" / "ablation.yaml", seeds=seeds, workers=workers)
+    plan = load_spec(SPEC, seeds=seeds, workers=workers)
     with tempfile.TemporaryDirectory() as d:
         t0 = time.perf_counter()
         rows = run_eval(prepare(plan, d), plan.workers)
@@ -146,14 +147,28 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=40, help="episodes per throughput mode")
     ap.add_argument("--grid-seeds", type=int, default=50)
     ap.add_argument("--workers", type=int, default=2, help="workers for the grid")
+    add_results_arguments(ap)
     args = ap.parse_args()
+    preflight(args.allow_dirty, [SPEC])
     parts = set(args.parts.split(","))
     if "throughput" in parts:
         throughput = {"throughput": bench_throughput(args.seeds)}
-        write_results("bench_eval", throughput, seeds=f"0-{args.seeds - 1}", notes="load average per mode")
+        write_results(
+            "bench_eval",
+            throughput,
+            seeds=f"0-{args.seeds - 1}",
+            notes="load average per mode",
+            allow_dirty=args.allow_dirty,
+        )
     if "grid" in parts:
         grid = bench_grid(args.grid_seeds, args.workers)
-        write_results("bench_eval_grid", grid, seeds=f"0-{args.grid_seeds - 1}")
+        write_results(
+            "bench_eval_grid",
+            grid,
+            seeds=f"0-{args.grid_seeds - 1}",
+            inputs=[SPEC],
+            allow_dirty=args.allow_dirty,
+        )
 
 
 if __name__ == "__main__":

@@ -10,19 +10,21 @@ Part 2 - ``compass skills check``: recorded observations rebuilt as views from t
 default executor (pooled isolated worker); the ratio is the text-to-view parse against one
 sandboxed skill call (batched), side by side in one run.
 
-    python benchmarks/bench_families.py [--repeat 3] [--out runs/bench_families.json]
+    python benchmarks/bench_families.py [--repeat 3]
+
+Results: ``benchmarks/results/bench_families.json`` (``benchmarks/_results.py``).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere without installing
 
+from benchmarks._results import add_results_arguments, preflight, write_results  # noqa: E402
 from compass.core.family import families, get_family  # noqa: E402
 from compass.planner.prompts import load_templates, static_values  # noqa: E402
 from compass.skills.check import check_library, load_observations  # noqa: E402
@@ -40,7 +42,12 @@ def prompt_sizes(name: str) -> dict[str, dict[str, int]]:
     for module, template in load_templates(name).items():
         rendered = sum(_tokens(v) for k, v in static.items() if v in template.text)
         if rendered:
-            out[module] = {"template_tokens": _tokens(template.text), "rendered_tokens": rendered}
+            whole = _tokens(template.text)
+            out[module] = {
+                "template_tokens": whole,
+                "rendered_tokens": rendered,
+                "rendered_share": round(rendered / whole, 3),
+            }
     return out
 
 
@@ -76,15 +83,25 @@ def check_cost(name: str, repeat: int) -> dict[str, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--out", type=Path, default=None, help="write the results as JSON here")
+    add_results_arguments(ap)
     args = ap.parse_args()
+    inputs = [
+        path
+        for name in sorted(families())
+        for path in (
+            get_family(name).observations_path,
+            get_family(name).prompts_dir,
+            get_family(name).seed_skills_dir,
+        )
+    ]
+    preflight(args.allow_dirty, inputs)
     results = {}
     print("| family | template | tokens | rendered from code | share |")
     print("| --- | --- | ---: | ---: | ---: |")
     for name in sorted(families()):
         sizes = prompt_sizes(name)
         for module, s in sizes.items():
-            share = s["rendered_tokens"] / s["template_tokens"]
+            share = s["rendered_share"]
             print(f"| {name} | {module} | {s['template_tokens']} | {s['rendered_tokens']} | {share:.0%} |")
         results[name] = {"prompts": sizes}
     print()
@@ -97,12 +114,13 @@ def main() -> None:
             f"| {name} | {c['observations']} | {c['skills']} | {c['errors']} | {c['check_s']} | "
             f"{c['parse_ms_per_observation']} | {c['skill_call_ms']} | {c['parse_over_call']} |"
         )
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = args.out.with_name(args.out.name + ".tmp")
-        tmp.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
-        tmp.replace(args.out)
-        print(f"\nwrote {args.out}")
+    write_results(
+        "bench_families",
+        results,
+        notes=f"timings best of {args.repeat}; the shared machine's load is in machine.load_average_at_write",
+        inputs=inputs,
+        allow_dirty=args.allow_dirty,
+    )
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import re
 import shutil
 import statistics
@@ -33,10 +32,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere without installing
 
-from benchmarks._results import results_path, write_results  # noqa: E402
+from benchmarks._results import add_results_arguments, preflight, write_results  # noqa: E402
 from compass.planner import parsing  # noqa: E402
 
-RESULTS = results_path("bench_faults")
 SIZES = (10_000, 100_000, 1_000_000)
 
 SHAPES = {
@@ -267,16 +265,20 @@ def main() -> None:
     p.add_argument("--episodes", type=int, default=2, help="episodes per API and fault rate")
     p.add_argument("--max-steps", type=int, default=16)
     p.add_argument("--parts", default="parse,episodes")
+    add_results_arguments(p)
     args = p.parse_args()
+    preflight(args.allow_dirty, [])
     parts = set(args.parts.split(","))
-    # A run of some parts keeps the other parts' last results.
-    previous = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    results: dict = previous.get("results", {}) if "benchmark" in previous else {}
+    # Only what this run measured is written (a part kept from an earlier run would cite this
+    # run's commit): run every part you want to quote in one command.
+    results: dict = {}
     if "parse" in parts:
         results["parse"] = bench_parse()
     if "episodes" in parts:
         results["episodes"] = bench_episodes(args.episodes, args.max_steps)
-    write_results("bench_faults", results, seeds="fault schedules seeded per episode")
+    write_results(
+        "bench_faults", results, seeds="fault schedules seeded per episode", allow_dirty=args.allow_dirty
+    )
 
 
 if __name__ == "__main__":

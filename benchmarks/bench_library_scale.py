@@ -44,7 +44,6 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results" / "library_scale.json"
 
 VERBS = [
     "focus fire on",
@@ -437,6 +436,21 @@ def serve(app) -> tuple[str, object, threading.Thread]:
     return f"http://127.0.0.1:{port}", server, th
 
 
+def play_smax_run(tmp: Path) -> None:
+    """``compass run --planner library`` for 40 steps of protoss 5v5, seed 0, into ``tmp/runs/smax``,
+    in a subprocess: the viewer's first frame then builds the env itself, as it does after a run."""
+    import subprocess
+
+    from compass.core.family import get_family
+
+    shutil.copytree(get_family("combat").seed_skills_dir, tmp / "library" / "combat")
+    cmd = [sys.executable, "-m", "compass.cli", "run", "--env", "smax:protoss_5_vs_5", "--planner", "library"]
+    cmd += ["--episodes", "1", "--seed", "0", "--max-steps", "40", "--no-video"]
+    cmd += ["--library", str(tmp / "library"), "--out", str(tmp / "runs"), "--run-id", "smax"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    subprocess.run(cmd, check=True, capture_output=True, env=env)
+
+
 def bench_viewer(steps: int, smax_run: Path | None) -> dict:
     import httpx
 
@@ -451,6 +465,8 @@ def bench_viewer(steps: int, smax_run: Path | None) -> dict:
         out["index_s"] = round(timed(RunStore(tmp / "runs").index, "long")[0], 3)
         if smax_run is not None:
             shutil.copytree(smax_run, tmp / "runs" / "smax")
+        else:  # play one itself: frame timings need a real SMAX run, and /tmp is no input
+            play_smax_run(tmp)
         url, server, th = serve(create_app(tmp / "runs"))
         try:
             with httpx.Client(timeout=600) as c:
@@ -460,21 +476,21 @@ def bench_viewer(steps: int, smax_run: Path | None) -> dict:
                     for s in range(0, steps, steps // 20)
                 ]
                 out["api_window_100_steps_ms"] = round(1000 * statistics.median(win), 2)
-                if smax_run is not None:
-                    first, _ = timed(c.get, f"{url}/api/runs/smax/episodes/0/frame/0/global.png")
-                    nxt = [
-                        timed(c.get, f"{url}/api/runs/smax/episodes/0/frame/{t}/global.png")[0]
-                        for t in range(1, 20)
-                    ]
-                    ego = [
-                        timed(c.get, f"{url}/api/runs/smax/episodes/0/frame/{t}/agent0.png")[0]
-                        for t in range(1, 20)
-                    ]
-                    out["smax_frame_ms"] = {
-                        "first_incl_env_build": round(1000 * first, 1),
-                        "next_step_global": round(1000 * statistics.median(nxt), 1),
-                        "ego_same_step": round(1000 * statistics.median(ego), 1),
-                    }
+                # a SMAX run is always there (given, or played above)
+                first, _ = timed(c.get, f"{url}/api/runs/smax/episodes/0/frame/0/global.png")
+                nxt = [
+                    timed(c.get, f"{url}/api/runs/smax/episodes/0/frame/{t}/global.png")[0]
+                    for t in range(1, 20)
+                ]
+                ego = [
+                    timed(c.get, f"{url}/api/runs/smax/episodes/0/frame/{t}/agent0.png")[0]
+                    for t in range(1, 20)
+                ]
+                out["smax_frame_ms"] = {
+                    "first_incl_env_build": round(1000 * first, 1),
+                    "next_step_global": round(1000 * statistics.median(nxt), 1),
+                    "ego_same_step": round(1000 * statistics.median(ego), 1),
+                }
             if os.path.exists("/usr/bin/chromium"):
                 out["browser"] = browser_timings(url, steps)
         finally:
@@ -593,10 +609,14 @@ def main() -> None:
         "--alem-run", type=Path, default=None, help="a long ALEM run dir of compass run (--parts alem)"
     )
     ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "compass" / "bench-embeddings")
+    sys.path.insert(0, str(ROOT))
+    from benchmarks._results import add_results_arguments, preflight, write_results
+
+    add_results_arguments(ap)
     args = ap.parse_args()
-    previous = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    from _results import command, write_results
+    # A run directory the figures come from is an input: it must be committed in the repository.
+    inputs = [p for p in (args.smax_run, args.alem_run) if p is not None]
+    preflight(args.allow_dirty, inputs)
 
     result: dict = {}
     if "retrieval" in args.parts:
@@ -610,19 +630,16 @@ def main() -> None:
             ap.error("--parts alem needs --alem-run RUN_DIR (a long compass run --env alem:...)")
         result["alem_viewer"] = bench_alem_viewer(args.alem_run)
         print(json.dumps(result["alem_viewer"], indent=1), flush=True)
-    for part in result:  # parts are run separately: each keeps the command that produced it
-        result[part]["command"] = command()
-    previous = previous.get("results", previous)
-    for part in ("retrieval", "viewer", "alem_viewer"):  # a part not re-run keeps its last figures
-        if part not in result and part in previous:
-            result[part] = previous[part]
+    # Only what this run measured is written: a part kept from an earlier run would carry that
+    # run's commit under this one's, so run every part you want to quote in one command.
     result["load_average_1min_end"] = round(os.getloadavg()[0], 1)
     write_results(
         "library_scale",
         result,
-        notes="one run per part on the 2-core development machine shared with other jobs; "
-        "wall times move with the load, CPU columns are this process's CPU time; each part's "
-        "'command' says which run produced it (the top-level command is the last one)",
+        notes="all parts in one run on the 2-core development machine shared with other jobs; "
+        "wall times move with the load, CPU columns are this process's CPU time",
+        inputs=inputs,
+        allow_dirty=args.allow_dirty,
     )
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere without installing
 
-from benchmarks._results import write_results  # noqa: E402
+from benchmarks._results import add_results_arguments, preflight, write_results  # noqa: E402
 from compass.config import RunConfig  # noqa: E402
 from compass.core.family import get_family  # noqa: E402
 from compass.session import run  # noqa: E402
@@ -93,7 +93,9 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=9, help="episode length (9: decisions at t=0 and t=8)")
     parser.add_argument("--interval", type=int, default=8)
     parser.add_argument("--max-tokens", type=int, default=96, help="cap on every module's completion")
+    add_results_arguments(parser)
     args = parser.parse_args()
+    preflight(args.allow_dirty, [])
     with tempfile.TemporaryDirectory(prefix="bench_local_") as tmp:
         rows = [play(mode, args, Path(tmp)) for mode in ("text", "json")]
     text, structured = rows
@@ -123,7 +125,7 @@ def main() -> None:
         "max_tokens": args.max_tokens,
         "rows": rows,
     }
-    path = write_results("bench_local_model", result, seeds=[args.seed])
+    path = write_results("bench_local_model", result, seeds=[args.seed], allow_dirty=args.allow_dirty)
     print(f"results written to {path}")
 
 

@@ -35,7 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere without installing
 
-from benchmarks._results import write_results  # noqa: E402
+from benchmarks._results import add_results_arguments, preflight, write_results  # noqa: E402
 from compass.comm import CommProtocol  # noqa: E402
 from compass.config import RunConfig  # noqa: E402
 from compass.core.family import get_family
@@ -300,6 +300,8 @@ def main(args: argparse.Namespace) -> None:
             results,
             seeds=list(range(args.seed, args.seed + args.episodes)),
             notes="Token figures are estimates (no model); module calls decided by a scripted server.",
+            inputs=[get_family("combat").seed_skills_dir],
+            allow_dirty=args.allow_dirty,
         )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -315,7 +317,10 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--detail", choices=("low", "high", "auto"), default="low", help="OpenAI image detail sent"
     )
-    return parser.parse_args()
+    add_results_arguments(parser)
+    args = parser.parse_args()
+    preflight(args.allow_dirty, [get_family("combat").seed_skills_dir])
+    return args
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
-from benchmarks._results import write_results  # noqa: E402
+from benchmarks._results import add_results_arguments, preflight, write_results  # noqa: E402
 from compass.core.types import AgentView  # noqa: E402
 from compass.games.combat.skill_api import make_api  # noqa: E402
 from compass.games.combat.text import view_from_text  # noqa: E402
@@ -231,7 +231,9 @@ def main() -> None:
     ap.add_argument("--episodes", type=int, default=2, help="SMAX episodes per mode (0: skip)")
     ap.add_argument("--episode-steps", type=int, default=60)
     ap.add_argument("--parts", default="step,episode,hang", help="comma-separated: step, episode, hang")
+    add_results_arguments(ap)
     args = ap.parse_args()
+    preflight(args.allow_dirty, [observations_path("combat")])
     views = [view_from_text(t) for t in load_observations(observations_path("combat"))]
 
     results: dict = {
@@ -276,7 +278,13 @@ def main() -> None:
             f"whole batch {m['batch_with_hang_s']:.2f} s"
         )
     results["load_avg_after"] = os.getloadavg()
-    write_results("bench_sandbox", results, notes="timings; load averages before/after in the results")
+    write_results(
+        "bench_sandbox",
+        results,
+        notes="timings; load averages before/after in the results",
+        inputs=[observations_path("combat")],
+        allow_dirty=args.allow_dirty,
+    )
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere without installing
 
-from benchmarks._results import write_results  # noqa: E402
+from benchmarks._results import add_results_arguments, preflight, write_results  # noqa: E402
 from compass.vlm import VLMClient, VLMConfig, VLMRequest  # noqa: E402
 from tests.fakes.fake_vlm_server import FakeVLMServer, Reply  # noqa: E402
 
@@ -112,6 +112,7 @@ async def main(args: argparse.Namespace) -> None:
             "peak_in_flight": peak,
         },
         notes=f"median of {args.rounds} rounds; fake server answers after the latency",
+        allow_dirty=args.allow_dirty,
     )
 
 
@@ -121,7 +122,10 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--agents", type=int, default=5)
     parser.add_argument("--modules", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=2)
-    return parser.parse_args()
+    add_results_arguments(parser)
+    args = parser.parse_args()
+    preflight(args.allow_dirty)
+    return args
 
 
 if __name__ == "__main__":

@@ -10,8 +10,13 @@ an HTML comment right before it (invisible when rendered)::
 (digits index lists). An optional ``*SCALE`` multiplies the stored value first (``*100`` for a
 percentage, ``*1e-6`` for millions). The number shown must equal the stored value rounded to the
 decimals shown. Markers inside inline code (backticks) are examples, not figures.
-``python benchmarks/figures.py`` checks every marked figure;
-``--update`` rewrites each marked number from its file (after re-running a benchmark).
+
+A quoted file must also be traceable (``provenance``): its commit is in this repository and an
+ancestor of HEAD, it is not marked dirty (``--allow-dirty``), every input it lists has the same
+git blob hash at that commit, and its command names no path outside the repository (a file
+written before inputs were recorded passes only if its command names no file at all).
+``python benchmarks/figures.py`` checks every marked figure and the provenance of every file
+they quote; ``--update`` rewrites each marked number from its file (after re-running a benchmark).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +32,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS_DIR = ROOT / "benchmarks" / "results"
+
+sys.path.insert(0, str(ROOT))  # run as a script from a checkout
+from benchmarks._results import git  # noqa: E402
 
 MARKER = re.compile(
     r"<!--\s*figure:\s*(?P<file>[\w.\-]+\.json):(?P<path>[\w.\-=,]+)(?:\s*\*\s*(?P<scale>[0-9.eE+\-]+))?\s*-->"
@@ -60,8 +69,13 @@ class Figure:
 
 
 def default_docs() -> list[Path]:
-    """README.md, benchmarks/README.md and every docs/*.md."""
-    return [ROOT / "README.md", ROOT / "benchmarks" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    """README.md, benchmarks/README.md, demos/README.md and every docs/*.md."""
+    return [
+        ROOT / "README.md",
+        ROOT / "benchmarks" / "README.md",
+        ROOT / "demos" / "README.md",
+        *sorted((ROOT / "docs").glob("*.md")),
+    ]
 
 
 def scan(doc: Path) -> list[Figure]:
@@ -127,6 +141,52 @@ def check(fig: Figure, results_dir: Path = RESULTS_DIR, cache: dict[str, Any] | 
     return None
 
 
+def provenance(record: dict[str, Any], name: str = "results", root: Path = ROOT) -> list[str]:
+    """Why ``record`` (a results file's content) cannot be traced to a checked-out commit; [] if it can."""
+    commit = record.get("commit")
+    if not isinstance(commit, str) or len(commit) != 40:
+        return [f"{name}: no commit recorded"]
+    problems = []
+    if record.get("dirty") is not False:
+        why = "; ".join(record.get("provenance_problems") or []) or "written from a dirty tree"
+        problems.append(f"{name}: marked dirty ({why}); re-run from a clean, committed tree")
+    if git("cat-file", "-e", f"{commit}^{{commit}}", root=root) is None:
+        return [*problems, f"{name}: commit {commit[:12]} is not in this repository"]
+    if git("merge-base", "--is-ancestor", commit, "HEAD", root=root) is None:
+        problems.append(f"{name}: commit {commit[:12]} is not an ancestor of HEAD")
+    try:
+        argv = shlex.split(str(record.get("command", "")))
+    except ValueError:
+        argv = str(record.get("command", "")).split()
+    values = [token.split("=", 1)[-1] for token in argv[2:]]  # after "python SCRIPT"
+    for value in values:
+        if value.startswith(("/", "~")):
+            problems.append(f"{name}: command reads {value}, outside the repository")
+    inputs = record.get("inputs")
+    if not isinstance(inputs, dict):
+        # Written before inputs were recorded: traceable only if the command names no file (then
+        # everything the run read is the committed tree at that commit).
+        named = [v for v in values if not v.startswith(("/", "~")) and (root / v).exists()]
+        if named:
+            problems.append(f"{name}: lists no inputs but its command reads {named[0]}; re-run it")
+        inputs = {}
+    for path, blob in sorted(inputs.items()):
+        at_commit = git("rev-parse", f"{commit}:{path}", root=root)
+        if at_commit != blob:
+            state = "absent" if at_commit is None else f"{at_commit[:12]}"
+            problems.append(f"{name}: input {path} is {str(blob)[:12]} in the file, {state} at {commit[:12]}")
+    return problems
+
+
+def provenance_of(file: str, results_dir: Path = RESULTS_DIR, root: Path = ROOT) -> list[str]:
+    """``provenance`` of ``results_dir/file`` (a missing or unreadable file is reported by ``check``)."""
+    try:
+        record = json.loads((results_dir / file).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return []
+    return provenance(record, file, root)
+
+
 def update(doc: Path, results_dir: Path = RESULTS_DIR) -> int:
     """Rewrite every marked number in ``doc`` from its file (same decimals); the count changed."""
     text = doc.read_text(encoding="utf-8")
@@ -161,10 +221,13 @@ def main(argv: list[str] | None = None) -> int:
     figures = [fig for doc in docs for fig in scan(doc)]
     cache: dict[str, Any] = {}
     problems = [p for fig in figures if (p := check(fig, cache=cache)) is not None]
-    for p in problems:
+    quoted = sorted({fig.file for fig in figures})
+    untraceable = [p for file in quoted for p in provenance_of(file)]
+    for p in problems + untraceable:
         print(p, file=sys.stderr)
     print(f"{len(figures)} marked figures, {len(problems)} do not match their results file")
-    return 1 if problems else 0
+    print(f"{len(quoted)} results files quoted, {len(untraceable)} provenance problem(s)")
+    return 1 if problems or untraceable else 0
 
 
 if __name__ == "__main__":

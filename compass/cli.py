@@ -123,10 +123,16 @@ def run(
         str,
         typer.Option(help="off | check | eval: keep new skills only when they hold up (docs/evolution.md)"),
     ] = "off",
-    keep_gate_episodes: Annotated[int, typer.Option(min=1, help="keep gate: evaluation episodes")] = 2,
+    keep_gate_episodes: Annotated[
+        int, typer.Option(min=2, help="keep gate: evaluation episodes (paired seeds)")
+    ] = 20,
     keep_gate_steps: Annotated[
         int, typer.Option(min=1, help="keep gate: steps per evaluation episode")
     ] = 300,
+    keep_gate_seed: Annotated[int, typer.Option(min=0, help="keep gate: first evaluation seed")] = 1000,
+    keep_gate_judge: Annotated[
+        str, typer.Option(help="keep gate: team | author (only the agent that wrote the skill runs it)")
+    ] = "team",
 ) -> None:
     """Play episodes and write runs/<run-id>/ (manifest.json, trace.jsonl, summary.json, optional video)."""
     from compass.config_file import ConfigFileError, build_config, load_config_file

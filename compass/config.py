@@ -57,8 +57,21 @@ class RunConfig(BaseModel):
         "eval = checked on recorded observations, then played against the library's best at episode end; "
         "check = the check only; off = added at once",
     )
-    keep_gate_episodes: int = Field(2, ge=1, description="keep gate: evaluation episodes (training seeds)")
+    keep_gate_episodes: int = Field(
+        20,
+        ge=2,
+        description="keep gate: evaluation episodes, candidate and best on the same seeds (paired test)",
+    )
     keep_gate_steps: int = Field(300, ge=1, description="keep gate: steps per evaluation episode")
+    keep_gate_seed: int = Field(
+        1000,
+        ge=0,
+        description="keep gate: first evaluation seed (keep them apart from tuning and held-out seeds)",
+    )
+    keep_gate_judge: Literal["team", "author"] = Field(
+        "team",
+        description="keep gate: team = every agent runs the candidate; author = only the agent that wrote it",
+    )
 
     @field_validator("out")
     @classmethod

@@ -59,7 +59,8 @@ def make_gate(cfg: RunConfig, library: SkillLibrary, planner: Any):
         mode=cfg.keep_gate,
         episodes=cfg.keep_gate_episodes,
         max_steps=cfg.keep_gate_steps,
-        seed=cfg.seed,
+        seed=cfg.keep_gate_seed,
+        judge=cfg.keep_gate_judge,
         isolation=cfg.isolation,
     )
     planner.gate = gate

@@ -51,6 +51,12 @@ def train_cmd(
     seed: Annotated[int | None, typer.Option()] = None,
     num_envs: Annotated[int | None, typer.Option(min=1)] = None,
     resume: Annotated[bool, typer.Option(help="--no-resume: start over even if OUT has a checkpoint")] = True,
+    epo: Annotated[
+        bool,
+        typer.Option(
+            help="train under SMACv2's extended partial observability (what compass eval's epo: true plays)"
+        ),
+    ] = False,
 ) -> None:
     """Train MAPPO (recurrent shared actor, centralised critic) and checkpoint it to OUT/checkpoint."""
     from compass.marl.config import MappoConfig, load_config
@@ -64,6 +70,8 @@ def train_cmd(
             update["seed"] = seed
         if num_envs is not None:
             update["num_envs"] = num_envs
+        if epo:
+            update["epo"] = True
         cfg = MappoConfig(**{**cfg.model_dump(), **update})
     except ValueError as e:
         _fail(str(e).splitlines()[0] if "validation error" not in str(e) else str(e).replace("\n", " "))
@@ -73,7 +81,7 @@ def train_cmd(
     from compass.marl.train import device_description, train
 
     err.print(
-        f"training MAPPO on [bold]{cfg.env}[/] for {cfg.num_updates * cfg.steps_per_update:,} steps "
+        f"training MAPPO on [bold]{cfg.env}[/]{' under EPO' if cfg.epo else ''} for {cfg.num_updates * cfg.steps_per_update:,} steps "
         f"({cfg.num_updates} updates of {cfg.num_envs}x{cfg.num_steps}) on JAX device "
         f"[bold]{device_description()}[/] (backend {jax.default_backend()})"
     )
@@ -204,8 +212,8 @@ def skills_bootstrap(
     max_frames: Annotated[int, typer.Option(min=1)] = 6,
     max_tactics: Annotated[int, typer.Option(min=1)] = 4,
     eval_episodes: Annotated[
-        int, typer.Option(min=1, help="episodes per candidate and for the current best")
-    ] = 4,
+        int, typer.Option(min=2, help="episodes per candidate and for the current best (paired seeds)")
+    ] = 20,
     eval_max_steps: Annotated[int | None, typer.Option(min=1)] = None,
 ) -> None:
     """Bootstrap skills from demonstrations: with a VLM (--vlm) or by fitting parameters (--offline)."""

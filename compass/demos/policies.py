@@ -25,7 +25,8 @@ class MappoPolicy:
 
         self.policy = load_policy(checkpoint, env_spec)
         self.meta = self.policy.meta
-        self.label = f"MAPPO ({self.meta['steps']:,} steps)"
+        trained = ", EPO-trained" if self.meta.get("epo") else ""
+        self.label = f"MAPPO ({self.meta['steps']:,} steps{trained})"
         self.checksum = f"sha256:{self.meta['actor_sha256']}"
 
     def reset(self, env: Any, seed: int) -> None:

@@ -14,7 +14,8 @@ Example (``examples/eval/``)::
 
 A configuration takes every ``compass run`` option (:class:`~compass.config.RunConfig`) except
 ``episodes``/``seed``/``out``/``run_id``/``video``, plus ``team`` and ``enemy`` (per-unit
-controllers, :mod:`compass.eval.controllers`). Every error names the file, line and field.
+controllers, :mod:`compass.eval.controllers`; ``{scenario}`` in them is each env's scenario, e.g.
+``mappo:demos/{scenario}_epo/checkpoint``). Every error names the file, line and field.
 """
 
 from __future__ import annotations
@@ -174,11 +175,22 @@ class Plan:
         """Every episode, ordered config by config, env by env, seed by seed."""
         traces = str(Path(run_dir) / "traces") if self.traces and run_dir is not None else None
         return [
-            Job(c.name, e, s, c.fields(), self.max_steps, traces)
+            Job(c.name, e, s, for_env(c.fields(), e), self.max_steps, traces)
             for c in self.configs
             for e in self.envs
             for s in self.seeds
         ]
+
+
+def for_env(fields: dict[str, Any], env: str) -> dict[str, Any]:
+    """A configuration's fields for one env: ``{scenario}`` in ``team``/``enemy`` becomes the env's
+    scenario, so one configuration can name a checkpoint per scenario
+    (``mappo:demos/{scenario}_epo/checkpoint``)."""
+    scenario = env.partition(":")[2]
+    return {
+        **fields,
+        **{k: fields[k].replace("{scenario}", scenario) for k in ("team", "enemy") if k in fields},
+    }
 
 
 @dataclass(frozen=True)

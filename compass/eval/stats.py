@@ -93,6 +93,109 @@ def sign_test(a_only: int, b_only: int) -> float:
     return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2**n)
 
 
+def _betacf(a: float, b: float, x: float) -> float:
+    """Continued fraction of the incomplete beta function (modified Lentz, as in Numerical Recipes)."""
+    tiny, qab, qap, qam = 1e-300, a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 500):
+        m2 = 2 * m
+        for aa in (
+            m * (b - m) * x / ((qam + m2) * (a + m2)),
+            -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)),
+        ):
+            d = 1.0 + aa * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + aa / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-15:
+            break
+    return h
+
+
+def betainc(a: float, b: float, x: float) -> float:
+    """Regularized incomplete beta function I_x(a, b)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    ln = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(ln) * _betacf(a, b, x) / a
+    return 1.0 - math.exp(ln) * _betacf(b, a, 1.0 - x) / b
+
+
+def t_sf(t: float, df: float) -> float:
+    """P(T > t) for Student's t with ``df`` degrees of freedom."""
+    if math.isinf(t):
+        return 0.0 if t > 0 else 1.0
+    tail = 0.5 * betainc(df / 2.0, 0.5, df / (df + t * t))
+    return tail if t > 0 else 1.0 - tail
+
+
+def t_ppf(q: float, df: float) -> float:
+    """The ``q`` quantile of Student's t (bisection on :func:`t_sf`; 1e-10 is plenty for CIs)."""
+    lo, hi = -1e3, 1e3
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if 1.0 - t_sf(mid, df) < q:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-10:
+            break
+    return (lo + hi) / 2
+
+
+def paired_test(candidate: list[float], incumbent: list[float], alpha: float = 0.05) -> dict:
+    """One-sided paired t-test of ``candidate`` against ``incumbent``, episode i of both on one seed.
+
+    Returns n, the mean difference (candidate - incumbent), its two-sided ``1 - 2 alpha`` CI (whose
+    lower end is the one-sided ``1 - alpha`` bound), ``p_better`` (H1: the candidate's mean is
+    higher), ``p_worse`` (H1: lower) and the verdict at error rate ``alpha`` per side: "better"
+    when ``p_better < alpha``, "worse" when ``p_worse < alpha``, else "tie". Differences that are
+    all equal have no spread: all zero is a tie; all of one sign is judged by the exact sign test
+    (p = 0.5 ** n).
+    """
+    c = np.asarray(candidate, dtype=np.float64)
+    b = np.asarray(incumbent, dtype=np.float64)
+    if c.shape != b.shape:
+        raise ValueError(
+            f"paired test needs one candidate and one incumbent figure per seed ({c.size} vs {b.size})"
+        )
+    d = c - b
+    n = int(d.size)
+    if n < 2:
+        raise ValueError(f"paired test needs at least 2 seeds, got {n}")
+    mean = float(d.mean())
+    sd = float(d.std(ddof=1))
+    if sd < 1e-12:
+        half = 0.0
+        sign = 0.5**n
+        p_better = sign if mean > 1e-12 else 1.0
+        p_worse = sign if mean < -1e-12 else 1.0
+    else:
+        se = sd / math.sqrt(n)
+        t = mean / se
+        p_better, p_worse = t_sf(t, n - 1), t_sf(-t, n - 1)
+        half = t_ppf(1 - alpha, n - 1) * se
+    verdict = "better" if p_better < alpha else "worse" if p_worse < alpha else "tie"
+    return {
+        "test": "paired t, one-sided",
+        "alpha": alpha,
+        "n": n,
+        "mean_diff": mean,
+        "sd_diff": sd,
+        "ci": [mean - half, mean + half],
+        "ci_level": 1 - 2 * alpha,
+        "p_better": float(p_better),
+        "p_worse": float(p_worse),
+        "verdict": verdict,
+    }
+
+
 def stratified_bootstrap_ci(
     scores: list[float] | list[list[float]] | np.ndarray,
     reps: int = 10_000,

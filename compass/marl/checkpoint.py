@@ -53,6 +53,7 @@ def save_checkpoint(
             "action_names": list(env.action_names),
             "hidden": cfg.hidden,
             "max_episode_steps": cfg.max_episode_steps,
+            "epo": cfg.epo,
             "updates": update,
             "steps": update * cfg.steps_per_update,
             "train_seconds": round(train_seconds, 1),
@@ -116,7 +117,7 @@ def load_train_state(path: Path, template: dict[str, Any], cfg: MappoConfig) -> 
     """Restore a training state to resume; refuses a checkpoint of another env or shape."""
     meta = read_meta(path)
     saved = MappoConfig(**_yaml(path / "config.yaml"))
-    for key in ("env", "num_envs", "hidden", "max_episode_steps"):
+    for key in ("env", "num_envs", "hidden", "max_episode_steps", "epo"):
         if getattr(saved, key) != getattr(cfg, key):
             raise CheckpointError(
                 f"cannot resume {path}: it has {key}={getattr(saved, key)!r}, the config {getattr(cfg, key)!r}"

@@ -18,6 +18,7 @@ class MappoConfig(BaseModel):
     num_envs: int = Field(128, ge=1)
     num_steps: int = Field(128, ge=1, description="rollout length per update")
     max_episode_steps: int = Field(200, ge=1, description="episode limit (SMACv2's 5v5 limit)")
+    epo: bool = Field(False, description="SMACv2's extended partial observability for the actors (smax only)")
     lr: float = Field(0.002, gt=0)
     anneal_lr: bool = True
     gamma: float = Field(0.99, ge=0, le=1)

@@ -32,6 +32,8 @@ class Obs:
 class EnvState:
     inner: Any
     t: jax.Array  # steps in the current episode
+    #: under EPO, ``observed[k, i]``: agent ``i`` may see enemy ``k`` (None without EPO)
+    observed: jax.Array | None = None
 
 
 @dataclass(frozen=True)
@@ -55,12 +57,19 @@ def smax_native_action_names(n_enemies: int) -> tuple[str, ...]:
     )
 
 
-def make_smax_env(scenario: str, max_steps: int) -> MarlEnv:
-    """A SMAX race scenario (``protoss_5_vs_5``...) as a :class:`MarlEnv`."""
+def make_smax_env(scenario: str, max_steps: int, epo: bool = False) -> MarlEnv:
+    """A SMAX race scenario (``protoss_5_vs_5``...) as a :class:`MarlEnv`.
+
+    With ``epo``, the actors' observations and action masks are SMACv2's extended partial
+    observability, as the compass adapter gives them under ``--epo``: an enemy is seen only by the
+    first agent to spot it (one of those in sight, at random), attacks are masked by life, not
+    range (:func:`compass.games.combat.smax.epo_native`). The critic's world state is not masked
+    (centralised training, decentralised execution).
+    """
     import numpy as np
 
     from compass.games.combat.scenarios import RACE_UNIT_TYPES, SMAX_UNIT_TYPES, get_scenario
-    from compass.games.combat.smax import _compiled
+    from compass.games.combat.smax import _compiled, epo_native
 
     sc = get_scenario(scenario)
     c = _compiled(sc.n_allies, sc.n_enemies)
@@ -68,15 +77,29 @@ def make_smax_env(scenario: str, max_steps: int) -> MarlEnv:
     pool = jnp.asarray([SMAX_UNIT_TYPES.index(t) for t in RACE_UNIT_TYPES[sc.race]], dtype=jnp.int32)
     health = jnp.asarray(np.asarray(c.type_params["health"]), dtype=jnp.float32)
     n_a, n_e = sc.n_allies, sc.n_enemies
+    sight = jnp.asarray(np.asarray(c.type_params["sight"]), dtype=jnp.float32)
+    feat = len(env._env.unit_features)
 
-    def observe(state) -> Obs:
+    def observe(state, observed=None) -> Obs:
         obs = env.get_obs(state)
         avail = env.get_avail_actions(state)
-        return Obs(
-            jnp.stack([obs[a] for a in env.agents]),
-            env.get_world_state(state),
-            jnp.stack([avail[a] for a in env.agents]).astype(bool),
+        obs = jnp.stack([obs[a] for a in env.agents])
+        avail = jnp.stack([avail[a] for a in env.agents]).astype(bool)
+        if observed is not None:
+            alive = state.state.unit_alive
+            obs, avail = epo_native(jnp, obs, avail, observed, alive[:n_a], alive[n_a:], n_a, n_e, feat)
+        return Obs(obs, env.get_world_state(state), avail)
+
+    def spot(key, state, observed):
+        """SMACv2's EPO: an enemy not yet spotted is given to one agent that has it in sight."""
+        s = state.state
+        d = jnp.linalg.norm(s.unit_positions[n_a:, None, :] - s.unit_positions[None, :n_a, :], axis=-1)
+        in_sight = (
+            (d < sight[s.unit_types[:n_a]][None, :]) & s.unit_alive[None, :n_a] & s.unit_alive[n_a:, None]
         )
+        newly = ~observed.any(axis=1) & in_sight.any(axis=1)
+        seer = jax.random.categorical(key, jnp.where(in_sight, 0.0, -1e9), axis=1)
+        return jnp.where(newly[:, None], jax.nn.one_hot(seer, n_a, dtype=bool), observed)
 
     def reset(key):
         k_env, k_ally, k_extra = jax.random.split(key, 3)
@@ -90,7 +113,11 @@ def make_smax_env(scenario: str, max_steps: int) -> MarlEnv:
             step=jnp.asarray(0, dtype=jnp.int32),
         )
         state = state.replace(state=inner)
-        return observe(state), EnvState(state, jnp.asarray(0, jnp.int32))
+        if not epo:
+            return observe(state), EnvState(state, jnp.asarray(0, jnp.int32))
+        # fold_in, not a wider split: the keys (and so training) without EPO stay as they were
+        observed = spot(jax.random.fold_in(key, 7), state, jnp.zeros((n_e, n_a), bool))
+        return observe(state, observed), EnvState(state, jnp.asarray(0, jnp.int32), observed)
 
     def step(key, es: EnvState, actions):
         k_step, k_reset = jax.random.split(key)
@@ -102,8 +129,9 @@ def make_smax_env(scenario: str, max_steps: int) -> MarlEnv:
         t = es.t + 1
         won = allies_alive & ~enemies_alive
         done = ~allies_alive | ~enemies_alive | (t >= max_steps)
-        nxt = EnvState(state, t)
-        obs = observe(state)
+        observed = spot(jax.random.fold_in(k_step, 7), state, es.observed) if epo else None
+        nxt = EnvState(state, t, observed)
+        obs = observe(state, observed)
         r_obs, r_state = reset(k_reset)
         obs = jax.tree.map(lambda x, y: jnp.where(done, x, y), r_obs, obs)
         nxt = jax.tree.map(lambda x, y: jnp.where(done, x, y), r_state, nxt)
@@ -193,9 +221,14 @@ def _stack_obs(obs, n: int) -> jax.Array:
 MAKERS: dict[str, Callable[[str, int], MarlEnv]] = {"smax": make_smax_env, "alem": make_alem_env}
 
 
-def make_marl_env(spec: str, max_steps: int) -> MarlEnv:
-    """``smax:protoss_5_vs_5`` or ``alem:hard`` as a trainer env; an unknown kind lists the valid ones."""
+def make_marl_env(spec: str, max_steps: int, epo: bool = False) -> MarlEnv:
+    """``smax:protoss_5_vs_5`` or ``alem:hard`` as a trainer env; an unknown kind lists the valid ones.
+    ``epo``: SMACv2's extended partial observability (smax only)."""
     kind, sep, scenario = spec.partition(":")
     if not sep or kind not in MAKERS:
         raise ValueError(f"the trainer takes {' or '.join(f'{k}:SCENARIO' for k in MAKERS)}, got {spec!r}")
+    if epo:
+        if kind != "smax":
+            raise ValueError(f"epo (extended partial observability) is a SMAX setting; {spec} has none")
+        return make_smax_env(scenario, max_steps, epo=True)
     return MAKERS[kind](scenario, max_steps)

@@ -44,7 +44,7 @@ class Trainer:
 
     @classmethod
     def build(cls, cfg: MappoConfig, env: MarlEnv | None = None) -> Trainer:
-        env = env or make_marl_env(cfg.env, cfg.max_episode_steps)
+        env = env or make_marl_env(cfg.env, cfg.max_episode_steps, cfg.epo)
         n_minibatch_updates = cfg.update_epochs * cfg.num_minibatches
 
         def schedule(count):

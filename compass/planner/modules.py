@@ -195,11 +195,19 @@ def first_paragraph(doc: str, limit: int = 240) -> str:
     return first_line((doc or "").strip().split("\n\n")[0], limit)
 
 
-def skill_listing(skills: list[Skill]) -> str:
-    """Skills "in Python format" by signature and one-line docstring (not their code: tokens)."""
+BEST_NOTE = "[measured best for the overall task: kept by the keep gate on paired seeds] "
+
+
+def skill_listing(skills: list[Skill], best: str | None = None) -> str:
+    """Skills "in Python format" by signature and one-line docstring (not their code: tokens).
+
+    ``best`` (the library's recorded best for the task, listed first by the planner) is marked."""
     if not skills:
         return NONE
-    return "\n".join(f"def {s.name}(obs: str):  # {first_paragraph(s.description)}" for s in skills)
+    return "\n".join(
+        f"def {s.name}(obs: str):  # {BEST_NOTE if s.name == best else ''}{first_paragraph(s.description)}"
+        for s in skills
+    )
 
 
 def skill_stub(skill: Skill | None) -> str:

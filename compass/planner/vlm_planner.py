@@ -388,7 +388,7 @@ class VLMPlanner:
         if not candidates:
             return (await self._keep(t, "nothing retrieved")).skill
         names = [c.name for c in candidates]
-        v = {**values, "skill_library": skill_listing(candidates)}
+        v = {**values, "skill_library": skill_listing(candidates, self._best(t))}
         result = await self.modules.run(
             "actor", v, lambda text: parse_actor(text, names), t.rec, t.ctx.episode, choices=names
         )
@@ -452,7 +452,7 @@ class VLMPlanner:
             **values,
             "previous_action": f"{parent.name}(obs='current')" if parent else NONE,
             "action_code": parent.code if parent else NONE,
-            "skill_library": skill_listing([h.skill for h in hits]),
+            "skill_library": skill_listing([h.skill for h in hits], self._best(t)),
             "image_introduction": self._text_intro(t),
         }
         result = await self.modules.run("skill_synthesis", v, parse_synthesis, rec, ctx.episode)
@@ -624,6 +624,8 @@ class VLMPlanner:
                 if duplicate is None:
                     stored = self.library.stage(skill) if self.gate else self.library.add(skill)
                     self._born[stored.name] = (ctx.episode, ctx.step, ctx.agent_id)
+                    if self.gate is not None:  # role-aware judging plays it for its author only
+                        self.gate.authors[stored.name] = ctx.agent_id
         except (SkillError, SyntaxError, ValueError, RecursionError, MemoryError) as exc:
             rec.add("library", kind="add_failed", skill=name, error=f"{type(exc).__name__}: {exc}")
             return None, False
@@ -693,12 +695,23 @@ class VLMPlanner:
         )
         return hits
 
+    def _best(self, t: _Turn) -> str | None:
+        """The library's recorded best for the overall task (``_best.json``: the keep gate measured
+        it), unless it is broken for this agent."""
+        best = self.library.best_for(t.ctx.task)
+        return best if best is not None and not self._hidden(t, best) else None
+
     def _retrieve_locked(self, t: _Turn, query: str) -> list[Retrieved]:
         with self._library_lock:  # library.add (event loop thread) must not change it meanwhile
             k = self.settings.retrieve_k
+            best = self._best(t)
             extra = sum(1 for n in self.library.skills if self._hidden(t, n))
-            hits = self.library.retrieve(query, k=k + extra)
-            return [h for h in hits if not self._hidden(t, h.skill.name)][:k]
+            # The recorded best comes first (with its own retrieval score), so the actor sees it
+            # at the top of the listing and every fallback plays it: the gate measured it.
+            hits = self.library.retrieve(query, k=len(self.library.skills) if best else k + extra)
+            first = [h for h in hits if h.skill.name == best]
+            rest = [h for h in hits if h.skill.name != best and not self._hidden(t, h.skill.name)]
+            return (first + rest)[:k]
 
     def _hidden(self, t: _Turn, name: str) -> bool:
         """Broken for this agent, or added by another agent in this same round."""

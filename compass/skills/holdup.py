@@ -11,12 +11,18 @@ the keep gate of VLM runs (:class:`KeepGate`):
 The keep gate (``compass run --keep-gate eval|check|off``): a skill that synthesis or repair
 writes during a run is first checked on the family's recorded observations (a failure is refused
 at once: it is never used nor stored), then *staged* (used by the agents for the rest of the
-episode, but not written). At the episode's end each staged skill is played on the run's training
-seeds against the skill the library currently offers for the run's task (the one recorded as best
-for it, else the top retrieval) and kept as a library version (author: the model; reason and
-figures in its header) when it is at least as good; otherwise it is dropped, with the reason in the
-trace and the summary. A kept skill that is better becomes the library's best for the task
-(``_best.json``, versioned with it), which is what the library planner then plays.
+episode, but not written). At the episode's end each staged skill and the skill the library
+currently offers for the run's task (the one recorded as best for it, else the top retrieval)
+are played on the same gate seeds (``--keep-gate-seed``.., default 1000.., away from the tuning
+seeds 0-999 and held-out seeds), episode i of both on seed i. A one-sided paired t-test on the
+per-seed difference of the family's figure (its score, else the return) decides: the candidate is
+kept, as a library version (author: the model; the test's n, mean difference, CI and p in the
+commit message and its header) and as the task's best (``_best.json``), only when it is better at
+error rate ``alpha`` (5 %); a tie or a worse result drops it, with the figures in the trace and
+the summary. So a candidate no better than the best is kept with probability at most ``alpha``
+(measured: ``benchmarks/bench_gate.py``). With ``judge="author"`` only the agent that wrote the
+skill runs it in the candidate's episodes; the others keep running the best (a role's skill is
+not judged as a whole-team policy).
 """
 
 from __future__ import annotations
@@ -73,6 +79,33 @@ def family_views(family: GameFamily) -> list:
     return [family.view_from_text(t) for t in load_observations(family.observations_path)]
 
 
+class _SplitPlanner:
+    """Role-aware evaluation: ``agents`` run ``skill``, every other agent runs ``others``."""
+
+    def __init__(self, library: SkillLibrary, skill: str, others: str, agents: set[int]) -> None:
+        from compass.planner.base import LibraryPlanner
+
+        self.library = library
+        self.mine, self.rest, self.agents = (
+            LibraryPlanner(library, skill),
+            LibraryPlanner(library, others),
+            agents,
+        )
+
+    async def decide(self, ctx: Any) -> Any:
+        return await (self.mine if ctx.agent_id in self.agents else self.rest).decide(ctx)
+
+    def observe_step(self, episode: int, step: int, views: list, reward: float) -> None: ...
+
+    def usage_for_episode(self, episode: int) -> None:
+        return None
+
+    def usage_summary(self) -> None:
+        return None
+
+    async def aclose(self) -> None: ...
+
+
 class _NoTrace:
     """An evaluation episode writes no trace."""
 
@@ -90,11 +123,15 @@ async def evaluate_skill(
     seeds: list[int],
     max_steps: int | None = None,
     isolation: str = "process",
+    agents: list[int] | None = None,
+    others: Skill | None = None,
 ) -> dict[str, Any]:
     """Every agent runs ``skill`` (it need not be in ``lib``) for one episode per seed.
 
-    Returns episodes, wins, win rate, mean return and, for a family with a scorer and a
-    ``score_key``, ``score`` (the mean of that metric) with the per-episode ``scores``.
+    With ``agents`` and ``others`` (role-aware judging) only those agents run ``skill``; the rest
+    run ``others``. Returns episodes, wins, win rate, mean return, the per-episode ``returns`` and
+    ``outcomes`` and, for a family with a scorer and a ``score_key``, ``score`` (the mean of that
+    metric) with the per-episode ``scores``.
     """
     from compass.comm import CommProtocol
     from compass.config import RunConfig
@@ -106,10 +143,17 @@ async def evaluate_skill(
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / lib.family).mkdir()
-        (root / lib.family / f"{skill.name}.py").write_text(skill.file_text(), encoding="utf-8")
+        split = agents is not None and others is not None and others.name != skill.name
+        for sk in (skill, others) if split else (skill,):
+            (root / lib.family / f"{sk.name}.py").write_text(sk.file_text(), encoding="utf-8")
         one = SkillLibrary(root, lib.family, embedder=lib.embedder)
         if skill.name not in one:
             raise HoldUpError(f"candidate {skill.name} did not load: {'; '.join(map(str, one.problems))}")
+        planner = (
+            _SplitPlanner(one, skill.name, others.name, set(agents))
+            if split
+            else LibraryPlanner(one, skill.name)
+        )
         cfg = RunConfig(env=env_spec, max_steps=max_steps, isolation=isolation)
         env = make_env(env_spec, max_steps=max_steps)
         comm = CommProtocol(cfg.comm, seed=cfg.seed)
@@ -117,13 +161,13 @@ async def evaluate_skill(
         scorer = family.make_scorer(env) if key else None
         runner = EpisodeRunner(
             env,
-            LibraryPlanner(one, skill.name),
+            planner,
             cfg,
             _NoTrace(),
             comm=comm,
             on_step=scorer.on_step if scorer else None,
         )
-        wins, rets, scores = 0, [], []
+        wins, rets, scores, outcomes = 0, [], [], []
         for s in seeds:
             comm.reset(s)
             if scorer is not None:
@@ -131,6 +175,7 @@ async def evaluate_skill(
             r = await runner.run_episode(0, s)
             wins += r.outcome == "win"
             rets.append(r.ret)
+            outcomes.append(r.outcome)
             if scorer is not None:
                 scores.append(float(scorer.finish()[key]))
     out: dict[str, Any] = {
@@ -138,29 +183,48 @@ async def evaluate_skill(
         "wins": wins,
         "win_rate": wins / len(seeds),
         "mean_return": float(np.mean(rets)),
+        "returns": [round(float(x), 4) for x in rets],
+        "outcomes": outcomes,
     }
     if key:
         out.update(score_key=key, score=float(np.mean(scores)), scores=[round(x, 4) for x in scores])
     return out
 
 
-def compare(candidate: dict[str, Any], best: dict[str, Any]) -> int:
-    """-1, 0 or 1: the candidate's evaluation is worse than, as good as, or better than the best's.
+def episode_figures(ev: dict[str, Any]) -> list[float]:
+    """The per-episode figure the gate compares: the family's score (ALEM: Total %), else the
+    episode return (combat: damage dealt plus the win bonus, so it orders wins above losses)."""
+    return [float(x) for x in (ev["scores"] if "scores" in ev else ev["returns"])]
 
-    By the family's score when there is one, else the win rate; equal primaries are settled by
-    the mean return (within 1e-9 both ways: as good)."""
-    key = "score" if "score" in candidate and "score" in best else "win_rate"
-    for k in (key, "mean_return"):
-        diff = float(candidate[k]) - float(best[k])
-        if abs(diff) > 1e-9:
-            return 1 if diff > 0 else -1
-    return 0
+
+def judge(candidate: dict[str, Any], best: dict[str, Any], alpha: float = 0.05) -> dict[str, Any]:
+    """The paired test of two evaluations on the same seeds (:func:`compass.eval.stats.paired_test`):
+    verdict "better", "tie" or "worse" at one-sided error rate ``alpha``, with n, mean difference,
+    CI and p-values."""
+    from compass.eval.stats import paired_test
+
+    out = paired_test(episode_figures(candidate), episode_figures(best), alpha)
+    out["figure"] = candidate.get("score_key", "return")
+    return out
+
+
+def describe_test(test: dict[str, Any]) -> str:
+    """``n 20, mean diff +0.120 [90% CI +0.031, +0.209], p 0.012 (paired t, one-sided)``."""
+    lo, hi = test["ci"]
+    return (
+        f"{test['figure']} n {test['n']}, mean diff {test['mean_diff']:+.3f} "
+        f"[{test['ci_level']:.0%} CI {lo:+.3f}, {hi:+.3f}], p {test['p_better']:.3g} "
+        f"({test['test']}, alpha {test['alpha']})"
+    )
 
 
 def describe(ev: dict[str, Any]) -> str:
     """``Total % 2.13`` / ``win 2/4`` and the mean return, for reasons and headers."""
     head = f"{ev['score_key']} {ev['score']:.3f}" if "score" in ev else f"win {ev['wins']}/{ev['episodes']}"
     return f"{head}, return {ev['mean_return']:.3f}"
+
+
+GATE_SEED = 1000  # gate evaluations play seeds 1000.. (tuning seeds are 0-999, held-out ones 2000..)
 
 
 @dataclass
@@ -171,11 +235,14 @@ class KeepGate:
     env_spec: str
     task: str
     mode: GateMode = "eval"
-    episodes: int = 2
+    episodes: int = 20
     max_steps: int = 300
-    seed: int = 0  # the run's first training seed: evaluations play seeds seed .. seed+episodes-1
+    seed: int = GATE_SEED  # evaluations play seeds seed .. seed+episodes-1, the same for every candidate
+    alpha: float = 0.05  # one-sided error rate of the paired test: P(keep | no better than the best)
+    judge: Literal["team", "author"] = "team"  # author: only the agent that wrote it plays the candidate
     isolation: str = "process"
     log: list[dict[str, Any]] = field(default_factory=list)
+    authors: dict[str, int] = field(default_factory=dict)  # staged skill -> the agent that wrote it
     _views: list | None = None
     _baseline: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
 
@@ -246,15 +313,19 @@ class KeepGate:
             stored = self.library.keep(name, meta, reason=f"keep {name}: passed the check ({meta['gate']})")
             return {**entry, "verdict": "kept", "stored_as": stored.name, "reason": meta["gate"]}
         best_name = self.current_best()
+        best_skill = self.library.skills[best_name] if best_name is not None else None
+        author = self.authors.get(name) if self.judge == "author" else None
+        agents = [author] if author is not None and best_skill is not None else None
         cand = await evaluate_skill(
-            self.library, skill, self.env_spec, self.seeds, self.max_steps, self.isolation
+            self.library, skill, self.env_spec, self.seeds, self.max_steps, self.isolation, agents, best_skill
         )
         entry["candidate"] = cand
-        where = f"seeds {self.seeds[0]}-{self.seeds[-1]} x {self.max_steps} steps on {self.env_spec}"
-        if best_name is None:  # nothing to compare with: an empty library keeps what runs
-            verdict, best = 1, None
+        who = f"agent {author} runs it, the others {best_name}" if agents else "every agent runs it"
+        where = f"seeds {self.seeds[0]}-{self.seeds[-1]} x {self.max_steps} steps on {self.env_spec}, {who}"
+        if best_skill is None:  # nothing to compare with: an empty library keeps what runs
+            test, best = None, None
+            verdict = "better"
         else:
-            best_skill = self.library.skills[best_name]
             key = (best_name, best_skill.code_hash)
             if key not in self._baseline:
                 self._baseline[key] = await evaluate_skill(
@@ -262,36 +333,50 @@ class KeepGate:
                 )
             best = self._baseline[key]
             entry["best"] = {"skill": best_name, **best}
-            verdict = compare(cand, best)
+            test = judge(cand, best, self.alpha)
+            entry["test"] = test
+            verdict = test["verdict"]
         versus = f"{describe(best)} of {best_name}" if best is not None else "no skill to compare with"
-        figures = f"{describe(cand)} vs {versus} ({where})"
-        if verdict < 0:
+        figures = (
+            f"{describe(cand)} vs {versus}" + (f"; {describe_test(test)}" if test else "") + f" ({where})"
+        )
+        if verdict == "worse":
             self.library.drop(name)
             return {**entry, "verdict": "dropped", "reason": f"worse than the library's best: {figures}"}
-        meta["eval"] = figures
-        became_best = verdict > 0
-        record = None
-        if became_best:
-            record = {
-                "task": self.task,
-                "env": self.env_spec,
-                "seeds": self.seeds,
-                "max_steps": self.max_steps,
-                "evaluation": {k: v for k, v in cand.items() if k != "scores"},
-                "replaced": best_name,
+        if verdict == "tie":  # not shown better: keeping it would keep luck (and fill the library)
+            self.library.drop(name)
+            return {
+                **entry,
+                "verdict": "dropped",
+                "reason": f"not shown better than the library's best: {figures}",
             }
-        how = "better than" if became_best else "as good as"
+        meta["eval"] = figures
+        record = {
+            "task": self.task,
+            "env": self.env_spec,
+            "seeds": self.seeds,
+            "max_steps": self.max_steps,
+            "evaluation": {k: v for k, v in cand.items() if k not in ("scores", "returns", "outcomes")},
+            "replaced": best_name,
+        }
+        if test is not None:
+            record["test"] = {k: test[k] for k in ("n", "mean_diff", "ci", "ci_level", "p_better", "alpha")}
+        if agents:
+            record["agents"] = agents
         stored = self.library.keep(
-            name, meta, reason=f"keep {name}: {how} {best_name or 'nothing'}: {figures}", best_for=record
+            name,
+            meta,
+            reason=f"keep {name}: better than {best_name or 'nothing'}: {figures}",
+            best_for=record,
         )
-        if stored.name != name and record is not None:
+        if stored.name != name:
             record["skill"] = stored.name
         return {
             **entry,
             "verdict": "kept",
             "stored_as": stored.name,
-            "became_best": became_best,
-            "reason": f"{how} the library's best: {figures}",
+            "became_best": True,
+            "reason": f"better than the library's best: {figures}",
         }
 
     def summary(self) -> dict[str, Any]:
@@ -299,6 +384,9 @@ class KeepGate:
         return {
             "mode": self.mode,
             "episodes": self.episodes,
+            "alpha": self.alpha,
+            "judge": self.judge,
+            "rule": "paired t-test on the same seeds, one-sided: kept when p(better) < alpha",
             "max_steps": self.max_steps,
             "seeds": self.seeds,
             "task": self.task,

@@ -22,6 +22,7 @@ from tests.planner.alem_candidates import BROKEN, WORSE, CandidatePool, better_s
 pytestmark = [needs_alem, pytest.mark.slow]
 
 TASK = get_family("alem").default_task
+N = 5  # gate seeds 1000-1004: the fewest with which 5 same-signed differences test at 5 %
 
 
 # The seed library without its generalist: the candidate derived from it is then a real improvement
@@ -66,7 +67,7 @@ def gated(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("gate")
     pool = [BROKEN, WORSE, better_source()]
     lib, summary, script = _run(
-        tmp, pool, "eval", keep_gate="eval", keep_gate_episodes=1, keep_gate_steps=150
+        tmp, pool, "eval", keep_gate="eval", keep_gate_episodes=N, keep_gate_steps=150
     )
     return tmp, lib, summary, script
 
@@ -94,6 +95,7 @@ def test_worse_candidate_is_dropped_with_its_figures(gated):
     entry = next(e for e in gate["log"] if e["skill"] == "hold_position")
     assert entry["verdict"] == "dropped" and entry["reason"].startswith("worse than the library's best")
     assert entry["candidate"]["score"] < entry["best"]["score"]
+    assert entry["test"]["verdict"] == "worse" and entry["test"]["n"] == N
     # the best at review time: the seed library's pick for the task, or the candidate kept before it
     seed_pick = _seed_pick()
     assert entry["best"]["skill"] in (seed_pick, "survive_then_build")
@@ -111,17 +113,19 @@ def test_candidate_that_holds_up_is_kept_with_provenance_and_becomes_best(gated)
     assert gate["kept"] == ["survive_then_build"] and gate["best"] == "survive_then_build"
     entry = next(e for e in gate["log"] if e["skill"] == "survive_then_build")
     assert entry["became_best"] and entry["candidate"]["score"] > entry["best"]["score"]
+    assert entry["test"]["verdict"] == "better" and entry["test"]["p_better"] < 0.05
     lib = SkillLibrary(lib_root, "alem")
     skill = lib.get("survive_then_build")
     assert skill.provenance == "generated" and skill.meta["model"].startswith("openai:test-model@")
-    assert "total_pct" in skill.meta["eval"] and "seeds 0-0 x 150 steps" in skill.meta["eval"]
+    assert "total_pct" in skill.meta["eval"] and f"seeds 1000-{999 + N} x 150 steps" in skill.meta["eval"]
+    assert f"total_pct n {N}, mean diff +" in skill.meta["eval"]
     (version,) = lib.history("survive_then_build")
     assert version.kind == "model" and version.author.startswith("openai:test-model@")
-    assert version.reason.startswith("keep survive_then_build: better than")
+    assert version.reason.startswith("keep survive_then_build: better than") and "p " in version.reason
     assert lib.best_for(TASK) == "survive_then_build"
     record = lib.best_record(TASK)
     assert record["replaced"] == _seed_pick()
-    assert record["seeds"] == [0]
+    assert record["seeds"] == list(range(1000, 1000 + N)) and record["test"]["n"] == N
 
 
 def test_gate_off_stores_what_passes_the_current_observation(tmp_path):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -56,8 +58,16 @@ def test_overworld_masks_unreachable_and_rescales():
 
 
 def test_bootstrap_and_summary():
-    lo, hi = bootstrap_ci([1.0, 2.0, 3.0, 4.0], n=2000, seed=1)
-    assert 1.0 <= lo < 2.5 < hi <= 4.0
+    # Four values: the exact bootstrap distribution of the mean (all 4**4 resamples) has its 2.5 %
+    # and 97.5 % quantiles at 1.5 and 3.5; the sampled interval must land on them.
+    means = sorted(sum(c) / 4 for c in itertools.product([1.0, 2.0, 3.0, 4.0], repeat=4))
+    exact = (means[int(0.025 * 256)], means[int(0.975 * 256)])
+    assert exact == (1.5, 3.5)
+    assert bootstrap_ci([1.0, 2.0, 3.0, 4.0], n=2000, seed=1) == pytest.approx(exact, abs=0.25)
+    # A hundred values: the interval is the normal one, mean +- 1.96 sd / sqrt(n), to 0.02.
+    many = [1.0, 2.0, 3.0, 4.0] * 25
+    half = 1.96 * float(np.std(many)) / 10
+    assert bootstrap_ci(many, n=4000, seed=1) == pytest.approx((2.5 - half, 2.5 + half), abs=0.02)
     assert bootstrap_ci([5.0, 5.0]) == (5.0, 5.0)
     eps = [
         score_episode(_matrix([["COLLECT_WOOD"], [], []]), [5, 5, 5], 5),

@@ -41,6 +41,10 @@ def bench_env(tmp_path, monkeypatch):
     clean = {"commit": "abc", "dirty": False}
     monkeypatch.setattr(results_mod, "git_commit", lambda: clean)
     monkeypatch.setattr(bench, "git_commit", lambda: clean)
+    # tmp_path is no git checkout: write_results' own provenance checks (tested in
+    # tests/test_published_figures.py) would refuse it; here only the protocol is under test.
+    monkeypatch.setattr(results_mod, "provenance_problems", lambda: [])
+    monkeypatch.setattr(results_mod, "input_hashes", lambda paths: ({}, []))
     return tmp_path / "results"
 
 

@@ -207,12 +207,22 @@ def test_bootstrap_cli_bad_input(args, message, tmp_path):
 
 # --- VLM bootstrapping against a scripted local server ------------------------------------------
 
+EVAL_N = 6  # paired seeds per candidate: enough for "never fires" to test worse at 5 %
+
 
 BROKEN_RUNTIME = '''
 def {name}(obs: str) -> int:
     """Charge the enemy commander."""
     obs_data = parse_obs(obs)
     return attack(obs_data.commander.id)
+'''
+
+
+STAND_GROUND = '''
+def {name}(obs: str) -> int:
+    """Stand ground: keep the position and hold fire."""
+    obs_data = parse_obs(obs)
+    return 0 if 0 in obs_data.available_actions else 1
 '''
 
 
@@ -229,6 +239,7 @@ def _scripted(request):
                         "frames": [1, 2],
                     },
                     {"name": "charge_commander", "description": "Attack the enemy commander.", "frames": [2]},
+                    {"name": "stand_ground", "description": "Keep the position, hold fire.", "frames": [1]},
                     {
                         "name": "half_written",
                         "description": "A tactic whose code does not parse.",
@@ -242,10 +253,15 @@ def _scripted(request):
         return "```python\n" + BROKEN_RUNTIME.format(name=name) + "```"
     if name == "half_written":
         return f"```python\ndef {name}(obs: str) -> int:\n    return (\n```"
-    # a model that adapts the example skill of the prompt to the tactic
+    if name == "stand_ground":  # a changed rule that plays worse: it never fires
+        return "```python\n" + STAND_GROUND.format(name=name) + "```"
+    # a model that adapts the example skill of the prompt to the tactic: a real variant that focuses
+    # harder (a changed parameter), not the example renamed
     example = re.search(r"```python\n(.*?)```", text, re.S).group(1)
     old = re.search(r"def (\w+)\(", example).group(1)
-    return "```python\n" + example.replace(f"def {old}(", f"def {name}(", 1) + "\n```"
+    variant = re.sub(r"focus_bonus = [0-9.]+", "focus_bonus = 3.0", example)
+    assert variant != example, "the example skill no longer has focus_bonus"
+    return "```python\n" + variant.replace(f"def {old}(", f"def {name}(", 1) + "\n```"
 
 
 def test_vlm_bootstrap_adds_validated_skills_with_provenance_and_refuses_broken_ones(
@@ -254,16 +270,33 @@ def test_vlm_bootstrap_adds_validated_skills_with_provenance_and_refuses_broken_
     out, _ = heuristic_demos
     fake_vlm_server.responder = _scripted
     report = run_bootstrap_vlm(
-        out, fake_vlm_server.spec("openai", "gpt-4o"), tmp_path / "lib", eval_episodes=1, eval_max_steps=15
+        out,
+        fake_vlm_server.spec("openai", "gpt-4o"),
+        tmp_path / "lib",
+        eval_episodes=EVAL_N,
+        eval_max_steps=60,
     )
     status = {c["name"]: c for c in report["candidates"]}
     assert status["hold_and_focus"]["status"] == "added"
+    # acceptance: the variant that never fires plays worse on the same seeds and is refused
+    assert status["stand_ground"]["status"] == "refused", status["stand_ground"]
+    assert status["stand_ground"]["reason"].startswith("did not hold up: worse than")
+    test = status["stand_ground"]["evaluation"]["test"]
+    assert test["n"] == EVAL_N and test["verdict"] == "worse" and test["ci"][1] < 0
+    # the kept one is a real variant: its code differs from the best's and so does its play
+    ev = status["hold_and_focus"]["evaluation"]
+    assert ev["test"]["verdict"] != "worse"
+    assert (
+        ev["candidate"]["returns"] != ev["best"]["returns"]
+        or ev["candidate"]["outcomes"] != ev["best"]["outcomes"]
+    )
     assert status["charge_commander"]["status"] == "refused"
     assert "fails on recorded observation" in status["charge_commander"]["reason"]
     assert status["half_written"]["status"] == "refused" and "not a skill" in status["half_written"]["reason"]
     assert report["added"] == ["hold_and_focus"]
     lib = SkillLibrary(tmp_path / "lib", "combat")
-    assert "charge_commander" not in lib and "half_written" not in lib
+    assert "charge_commander" not in lib and "half_written" not in lib and "stand_ground" not in lib
+    assert "focus_bonus = 3.0" in lib.get("hold_and_focus").code
     meta = lib.get("hold_and_focus").meta
     assert meta["provenance"] == "bootstrap"
     assert meta["model"].startswith("openai:gpt-4o@")
@@ -272,6 +305,8 @@ def test_vlm_bootstrap_adds_validated_skills_with_provenance_and_refuses_broken_
 
     best = SkillLibrary(None, "combat").retrieve(get_family("combat").default_task, k=1)[0].skill.name
     assert f"vs {best} win" in meta["eval"]  # compared with the library's current best
+    assert "mean diff" in meta["eval"] and f"n {EVAL_N}" in meta["eval"]
+    assert "focus_bonus = 3.0" not in lib.get(best).code
     assert not lib.problems
 
 
@@ -282,7 +317,7 @@ def test_vlm_bootstrap_constrains_the_tactic_analysis_to_its_schema(
     out, _ = heuristic_demos
     fake_vlm_server.responder = _scripted
     spec = fake_vlm_server.spec("openai", "gpt-4o") + "?dialect=vllm"
-    run_bootstrap_vlm(out, spec, tmp_path / "lib", eval_episodes=1, eval_max_steps=15)
+    run_bootstrap_vlm(out, spec, tmp_path / "lib", eval_episodes=2, eval_max_steps=15)
     analysis = next(r for r in fake_vlm_server.requests if "Tactic Analysis Task" in r.text)
     schema = analysis.body["response_format"]["json_schema"]["schema"]
     assert "tactics" in schema["properties"]

@@ -57,6 +57,19 @@ def test_replay_detects_a_tampered_trajectory(heuristic_demos, tmp_path):
     assert not replay_trajectory(path)["match"]
 
 
+def test_replay_detects_a_step_count_that_does_not_match(heuristic_demos, tmp_path):
+    """Same actions, same outcome, but the header claims one step more than the actions take."""
+    out, rows = heuristic_demos
+    lines = (out / rows[0]["trajectory"]).read_text().splitlines()
+    header = json.loads(lines[0])
+    header["steps"] += 1
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    r = replay_trajectory(path)
+    assert r["replayed_outcome"] == r["recorded_outcome"]  # only the step count differs
+    assert r["replayed_steps"] == r["recorded_steps"] - 1 and not r["match"]
+
+
 def test_mappo_checkpoint_records_and_replays(tmp_path):
     from compass.demos.record import record_episodes
 

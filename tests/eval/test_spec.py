@@ -86,3 +86,30 @@ def test_errors_point_at_file_line_and_field(text, expected):
 def test_duplicate_configuration_names_are_refused():
     with pytest.raises(SpecError, match="s.yaml:3: configs\\[1\\]: two configurations are both named 'a'"):
         parse_spec("configs:\n  - {name: a}\n  - {name: a, comm: none}\n", "s.yaml")
+
+
+def test_scenario_placeholder_names_a_checkpoint_per_env():
+    plan = parse_spec(
+        "envs: [smax:protoss_5_vs_5, smax:zerg_5_vs_6]\nseeds: 1\n"
+        "configs:\n  - {name: m, team: 'mappo:demos/{scenario}_epo/checkpoint', enemy: default}\n"
+    )
+    teams = [(job.env, job.config_fields["team"]) for job in plan.jobs()]
+    assert teams == [
+        ("smax:protoss_5_vs_5", "mappo:demos/protoss_5_vs_5_epo/checkpoint"),
+        ("smax:zerg_5_vs_6", "mappo:demos/zerg_5_vs_6_epo/checkpoint"),
+    ]
+
+
+def test_table2_spec_is_the_papers_grid_under_epo():
+    from pathlib import Path
+
+    from compass.eval.spec import load_spec
+
+    plan = load_spec(Path(__file__).resolve().parents[2] / "examples" / "eval" / "table2.yaml")
+    races = {e.split(":")[1].split("_")[0] for e in plan.envs}
+    sizes = {e.split("_", 1)[1] for e in plan.envs}
+    assert races == {"protoss", "terran", "zerg"} and sizes == {"5_vs_5", "5_vs_6"}
+    assert len(plan.seeds) >= 40 and all(c.epo for c in plan.configs)
+    library = sorted(c.comm for c in plan.configs if c.planner == "library" and c.team == "compass")
+    assert library == ["multihop", "none", "onehop"]
+    assert {c.team for c in plan.configs} >= {"heuristic", "mappo:demos/{scenario}_epo/checkpoint"}

@@ -99,6 +99,46 @@ def test_paired_comparison_uses_only_common_seeds():
     assert s["envs"]["e"]["configs"]["b"]["episodes"] == 15
 
 
+@pytest.mark.parametrize("df", [1, 3, 9, 19, 59])
+def test_student_t_tail_and_quantile_match_scipy(df):
+    from compass.eval.stats import t_ppf, t_sf
+
+    for t in (-4.0, -1.3, 0.0, 0.4, 1.7, 2.5, 8.0):
+        assert t_sf(t, df) == pytest.approx(sps.t.sf(t, df), rel=1e-9, abs=1e-14)
+    for q in (0.9, 0.95, 0.975):
+        assert t_ppf(q, df) == pytest.approx(sps.t.ppf(q, df), abs=1e-7)
+
+
+def test_paired_test_matches_scipys_paired_t_and_its_ci():
+    from compass.eval.stats import paired_test
+
+    rng = np.random.default_rng(3)
+    base = rng.normal(1.0, 1.0, 24)
+    cand = base + rng.normal(0.4, 0.8, 24)
+    r = paired_test(list(cand), list(base), alpha=0.05)
+    ref = sps.ttest_rel(cand, base, alternative="greater")
+    assert r["n"] == 24 and r["mean_diff"] == pytest.approx(np.mean(cand - base))
+    assert r["p_better"] == pytest.approx(ref.pvalue, rel=1e-9)
+    assert r["p_worse"] == pytest.approx(sps.ttest_rel(cand, base, alternative="less").pvalue, rel=1e-9)
+    lo, hi = ref.confidence_interval(0.95)  # one-sided 95 % lower bound = the 90 % CI's lower end
+    assert r["ci"][0] == pytest.approx(lo, rel=1e-7) and r["ci_level"] == pytest.approx(0.9)
+    assert r["verdict"] == ("better" if ref.pvalue < 0.05 else "tie")
+
+
+def test_paired_test_verdicts_and_degenerate_differences():
+    from compass.eval.stats import paired_test
+
+    same = [0.5, 1.0, 2.0, 0.0, 3.0]
+    assert paired_test(same, same)["verdict"] == "tie"  # a behaviour-identical copy is never "better"
+    assert paired_test(same, same)["p_better"] == 1.0
+    up = [x + 1.0 for x in same]
+    assert paired_test(up, same)["verdict"] == "better"  # 5 equal gains: sign test p = 1/32
+    assert paired_test(up[:4], same[:4])["verdict"] == "tie"  # 4 of them: p = 1/16 is not enough
+    assert paired_test(same, up)["verdict"] == "worse"
+    with pytest.raises(ValueError, match="one candidate and one incumbent figure per seed"):
+        paired_test([1.0, 2.0], [1.0])
+
+
 def _win_rows(config: str, wins: list[int]) -> list[dict]:
     return [
         {

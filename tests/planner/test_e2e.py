@@ -138,6 +138,9 @@ def test_tiny_random_local_model_does_not_crash_an_episode(tmp_path, smax_protos
     assert result.steps == 8 and result.decisions >= 5
     trace = read_trace(tmp_path / "run")
     records = [rec for r in trace if r["kind"] == "decision" for rec in r["records"]]
-    assert any(rec.get("kind") in ("vlm", "vlm_error") for rec in records)
+    # The model answered (garbage, from random weights): calls completed, not only errors. A
+    # backend whose every call fails would still play the episode on its fallbacks; that is not
+    # what this test is for.
+    assert any(rec.get("kind") == "vlm" for rec in records)
+    assert planner.usage_summary()["calls"] > 0
     assert all(r["skill"] in lib for r in trace if r["kind"] == "decision")
-    assert planner.usage_summary()["calls"] + planner.usage_summary()["errors"] > 0

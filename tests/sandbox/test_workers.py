@@ -88,9 +88,9 @@ def test_hung_worker_is_replaced_and_the_others_keep_their_results(isolated, vie
     hang = compile_skill(C_HANG, "hang", "combat")
     pid = isolated.pids()[0]
     restarts = isolated.restarts
-    start = time.perf_counter()
+    # run_batch returning at all is the behaviour (a hang in C code would block it forever); how
+    # long detection takes is a measured figure (benchmarks/bench_sandbox.py), not a test bound.
     results = isolated.run_batch([(honest, views[0]), (hang, views[1]), (honest, views[2])])
-    assert time.perf_counter() - start < 30  # a generous sanity bound; the figure is in benchmarks/
     assert results[1].error is not None and results[1].error.kind == "budget"
     assert "worker replaced" in str(results[1].error)
     assert [results[0].error, results[2].error] == [None, None]

@@ -12,7 +12,6 @@ import pytest
 from compass.core.family import get_family
 from compass.core.types import AgentView
 from compass.planner.base import DecisionContext, LibraryPlanner
-from compass.skills.holdup import compare
 from compass.skills.library import BEST_FILE, SkillLibrary
 from compass.skills.skill import parse_skill_source
 
@@ -80,21 +79,70 @@ def test_dropped_skill_leaves_nothing(lib):
     assert _decide(lib).skill != "hold_the_line"
 
 
-def test_compare_by_score_then_return():
-    a = {"score": 2.0, "win_rate": 0.0, "mean_return": 1.0}
-    assert compare(a, {**a, "score": 1.0}) == 1
-    assert compare(a, {**a, "score": 3.0}) == -1
-    assert compare(a, {**a, "mean_return": 0.5}) == 1
-    assert compare(a, dict(a)) == 0
-    # without a family score: win rate first
-    assert compare({"win_rate": 0.5, "mean_return": 0.0}, {"win_rate": 0.25, "mean_return": 9.0}) == 1
-
-
 def test_gate_is_off_by_default_and_a_bad_mode_is_one_clear_error():
     from compass.config import RunConfig
     from compass.config_file import ConfigFileError, build_config
 
     assert RunConfig().keep_gate == "off"
     assert RunConfig(keep_gate="eval", keep_gate_steps=50).keep_gate_steps == 50
+    # paired seeds away from tuning (0-999) and held-out seeds; a paired test needs 2 at least
+    assert RunConfig().keep_gate_seed == 1000 and RunConfig().keep_gate_episodes == 20
     with pytest.raises(ConfigFileError, match="keep_gate"):
         build_config({}, {"keep_gate": "maybe"}, "run.yaml")
+    with pytest.raises(ConfigFileError, match="keep_gate_episodes"):
+        build_config({}, {"keep_gate_episodes": 1}, "run.yaml")
+    with pytest.raises(ConfigFileError, match="keep_gate_judge"):
+        build_config({}, {"keep_gate_judge": "everyone"}, "run.yaml")
+
+
+def _vlm_planner(lib, actor_answer: str):
+    """The VLM planner over a fake backend: perception and task reasoning answer, the actor says ``actor_answer``."""
+    import json
+
+    from compass.planner.vlm_planner import VLMPlanner
+    from compass.vlm import FakeBackend, VLMClient, VLMConfig
+
+    def respond(req):
+        if req.schema_name == "perception":
+            return json.dumps({"game_situation": "Enemies ahead.", "region_of_interest": "east",
+                               "reasoning_of_region_of_interest": "-"})  # fmt: skip
+        if req.schema_name == "task_reasoning":
+            return json.dumps({"task_guidance": "Kite the melee units away from the team", "reasoning_of_task": "-",
+                               "skill_guidance": False, "reasoning_of_skill": "-"})  # fmt: skip
+        if req.schema_name == "skill_synthesis":
+            return json.dumps({"skill_generation": "null"})
+        return actor_answer
+
+    backend = FakeBackend(respond, structured=True)
+    client = VLMClient(backend, VLMConfig(max_retries=0, backoff_base_s=0.0))
+    return VLMPlanner(lib, client, structured=True), backend
+
+
+def test_vlm_planner_lists_the_recorded_best_first_and_falls_back_to_it(lib):
+    from compass.planner.modules import BEST_NOTE
+    from tests.planner.conftest import make_ctx
+
+    staged = lib.stage(_candidate())
+    lib.keep(staged.name, {"eval": "-"}, reason="keep: better", best_for={"task": TASK})
+    planner, backend = _vlm_planner(lib, "not an answer")
+    decision = asyncio.run(planner.decide(make_ctx(task=TASK)))
+    actor = next(c for c in backend.calls if c.schema_name == "actor")
+    listing = [line for line in actor.prompt.splitlines() if line.startswith("def ")]
+    assert listing[0].startswith("def hold_the_line(") and BEST_NOTE in listing[0]
+    assert sum(BEST_NOTE in line for line in listing) == 1
+    assert actor.schema["properties"]["skill"]["enum"][0] == "hold_the_line"
+    assert decision.skill == "hold_the_line"  # the actor's answer was unusable: the best is played
+    retrieval = next(r for r in decision.records if r.get("kind") == "retrieval")
+    assert retrieval["hits"][0][0] == "hold_the_line"
+    # without the recorded best, retrieval for this sub-task would not put it first
+    assert lib.retrieve("Kite the melee units away from the team", k=1)[0].skill.name != "hold_the_line"
+
+
+def test_vlm_planner_without_a_recorded_best_marks_nothing(lib):
+    from compass.planner.modules import BEST_NOTE
+    from tests.planner.conftest import make_ctx
+
+    planner, backend = _vlm_planner(lib, "not an answer")
+    asyncio.run(planner.decide(make_ctx(task=TASK)))
+    actor = next(c for c in backend.calls if c.schema_name == "actor")
+    assert BEST_NOTE not in actor.prompt

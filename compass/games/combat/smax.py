@@ -91,6 +91,26 @@ def _compiled(n_allies: int, n_enemies: int) -> _Compiled:
     return _Compiled(env, jax.jit(env.reset), jax.jit(env.step_env), params, step_len)
 
 
+def epo_native(xp, obs, avail, observed, own_alive, enemy_alive, n_allies: int, n_enemies: int, feat: int):
+    """SMAX's native ally observations and action masks as SMACv2's extended partial
+    observability (EPO) gives them: what MAPPO sees under ``epo`` (the compass adapter and the
+    trainer's env both use this, with ``xp`` = numpy or jax.numpy).
+
+    ``obs`` is ``(A, D)`` in SMAX's layout (the other allies' feature blocks of ``feat`` values,
+    then the enemies', then the unit's own); ``observed[k, i]`` says whether agent ``i`` may see
+    enemy ``k`` (the first agent to spot it; SMAX already zeroes units out of sight). An enemy's
+    block is zeroed for every other agent. Attack actions are masked only by life, not by range,
+    as in SMACv2's EPO: a range mask would tell an agent where an enemy it cannot see stands.
+    """
+    a = obs.shape[0]
+    start, end = (n_allies - 1) * feat, (n_allies - 1 + n_enemies) * feat
+    enemy = obs[:, start:end].reshape(a, n_enemies, feat) * xp.transpose(observed)[:, :, None]
+    obs = xp.concatenate([obs[:, :start], enemy.reshape(a, n_enemies * feat), obs[:, end:]], axis=1)
+    attack = own_alive[:, None] & enemy_alive[None, :]
+    avail = xp.concatenate([avail[:, :_SMAX_ATTACK_OFFSET], attack.astype(avail.dtype)], axis=1)
+    return obs, avail
+
+
 def _attack_targets(prev_attack: np.ndarray, n_allies: int) -> np.ndarray:
     """Unit attacked by each unit in SMAX's last step (its decoding: enemies index allies in reverse)."""
     n = len(prev_attack)
@@ -441,7 +461,8 @@ class SmaxEnv:
 
     def native_obs(self, team: int) -> tuple[np.ndarray, np.ndarray]:
         """SMAX's own observation vectors and native action masks of one team (0 ours, 1 the enemy):
-        ``(obs[n_units, obs_dim], avail[n_units, n_native_actions])``, as MAPPO and SMAX's heuristic see them."""
+        ``(obs[n_units, obs_dim], avail[n_units, n_native_actions])``, as MAPPO and SMAX's heuristic see them.
+        Under EPO our team's are masked as SMACv2 does (:func:`epo_native`); the enemy's never are."""
         import jax
 
         _, get_obs, get_avail = self._c.two_team()
@@ -451,7 +472,15 @@ class SmaxEnv:
             if team == 0
             else [f"enemy_{j}" for j in range(self.n_enemies)]
         )
-        return np.stack([np.asarray(obs[a]) for a in names]), np.stack([np.asarray(avail[a]) for a in names])
+        obs = np.stack([np.asarray(obs[a]) for a in names])
+        avail = np.stack([np.asarray(avail[a]) for a in names])
+        if team == 0 and self._epo_active:
+            alive, n = self.snap.alive, self.n_agents
+            feat = len(self._c.env._env.unit_features)
+            obs, avail = epo_native(
+                np, obs, avail, self._observed, alive[:n], alive[n:], n, self.n_enemies, feat
+            )
+        return obs, avail
 
     def native_to_smacv2(self, team: int, action: int) -> int:
         """A native SMAX action of a unit of ``team`` as the SMACv2 index in that team's frame."""

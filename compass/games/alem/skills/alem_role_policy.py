@@ -6,8 +6,8 @@
 # subtask: Play ALEM as any role: survive, then coordinate with the team, then climb the tool ladder
 # tuned: alem:hard seeds 0,1,2,3 x 2000 steps: total_pct 5.563, return 20.017 -> total_pct 6.383, return 23.250
 def alem_role_policy(obs: str) -> int:
-    """Generalist team policy for any role (warrior, forager, miner) that plays the whole game to unlock as many
-    achievements as possible as a team: survive, coordinate with teammates, climb the tool ladder, descend.
+    """Generalist team policy for any role (warrior, forager, miner) that plays the whole game to collect the team's
+    achievements: survive, coordinate with teammates, climb the tool ladder, descend.
 
     Priority order survive > coordinate > progress. Survive: hit creatures that are adjacent, flee when nearly dead, drink water when thirsty, eat ripe
     plants or cows when hungry (non-foragers also request food), from dusk to dawn seal itself in a stone tunnel chosen

@@ -5,7 +5,7 @@
 # subtask: defeat all enemy units
 # params: focus_bonus, group_radius, hurt_health, backstep_cooldown
 def race_adaptive_combat(obs: str) -> int:
-    """Defeat all enemy units with coordinated focus fire, kiting and grouping, for every race.
+    """Destroy the enemy team for every race with coordinated focus fire, kiting and grouping.
 
     Focus fire on priority targets (score_target): the most enemy damage removed per damage dealt,
     i.e. lowest effective health first, the target allies already attack, no overkill. Kite melee
