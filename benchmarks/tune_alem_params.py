@@ -4,8 +4,9 @@ The skill declares its parameters in its header (``# params: dusk, dawn, ...``; 
 assignment in the function, :mod:`compass.skills.params`). This script walks them one at a time
 (coordinate ascent): for every candidate value it rewrites the literal (``set_params``), plays the
 whole team with the result on the tuning seeds (``compass.skills.holdup.evaluate_skill``, the keep
-gate's evaluation: ALEM's Total %, ties by return) and keeps a value only when ``compare`` says it
-beats the current one. With ``--write`` the winning values go back into the library file (only
+gate's evaluation: ALEM's Total % per episode) and keeps a value only when the keep gate's paired
+test (``holdup.judge``, one-sided at ``--alpha``) says it is better than the current one on the
+same seeds. With ``--write`` the winning values go back into the library file (only
 the literals change; a ``# tuned:`` header line records seeds, steps and scores).
 
 Tuning seeds only: every seed must lie in ``compass.games.alem.protocol.TUNING_SEEDS`` (0-999;
@@ -30,7 +31,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from compass.games.alem.protocol import TUNING_SEEDS  # noqa: E402
-from compass.skills.holdup import compare, describe, evaluate_skill  # noqa: E402
+from compass.skills.holdup import describe, describe_test, evaluate_skill, judge  # noqa: E402
 from compass.skills.library import SkillLibrary  # noqa: E402
 from compass.skills.params import get_params, param_names, set_params  # noqa: E402
 from compass.util.atomic import atomic_write_json, atomic_write_text  # noqa: E402
@@ -64,7 +65,9 @@ def parse_seeds(text: str) -> list[int]:
     return seeds
 
 
-async def tune(lib: SkillLibrary, name: str, env: str, seeds: list[int], steps: int, grid: dict) -> dict:
+async def tune(
+    lib: SkillLibrary, name: str, env: str, seeds: list[int], steps: int, grid: dict, alpha: float = 0.05
+) -> dict:
     """Coordinate ascent over ``grid``; returns the log, the start and the kept values."""
     skill = lib.get(name)
     current = get_params(skill)
@@ -88,7 +91,10 @@ async def tune(lib: SkillLibrary, name: str, env: str, seeds: list[int], steps: 
             if v == current[pname]:
                 continue
             ev = await play(current | {pname: v})
-            if compare(ev, best) > 0:
+            test = judge(ev, best, alpha)
+            ev["test"] = test
+            print(f"    vs current: {test['verdict']} ({describe_test(test)})", flush=True)
+            if test["verdict"] == "better":
                 print(f"  keep {pname}={v!r}", flush=True)
                 current, best = current | {pname: v}, ev
     return {"start": start, "best": best, "kept": current, "log": log}
@@ -101,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", default="0,1", help="tuning seeds (0-999 only)")
     p.add_argument("--steps", type=int, default=1500)
     p.add_argument("--grid", action="append", default=[], help="NAME=V1,V2,... (repeatable)")
+    p.add_argument("--alpha", type=float, default=0.05, help="one-sided error rate of the keep test")
     p.add_argument("--out", default="", help="write the log as JSON here")
     p.add_argument("--write", action="store_true", help="write the kept values into the library file")
     args = p.parse_args(argv)
@@ -113,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     grid = parse_grid(args.grid, param_names(skill))
     if not grid:
         raise SystemExit("--grid: give at least one NAME=V1,V2,... to tune")
-    result = asyncio.run(tune(lib, args.skill, args.env, seeds, args.steps, grid))
+    result = asyncio.run(tune(lib, args.skill, args.env, seeds, args.steps, grid, args.alpha))
     result.update(env=args.env, skill=args.skill, seeds=seeds, steps=args.steps, grid=grid)
     print(f"start {describe(result['start'])} -> kept {result['kept']}: {describe(result['best'])}")
     if args.out:
