@@ -76,13 +76,20 @@ class OwnUnit:
 
 ObsT = TypeVar("ObsT")
 
+#: What every family's ``parse_obs`` accepts for the calling agent's own observation (served from
+#: its view's data, not parsed). The sandbox passes it instead of the text to skills that do
+#: nothing with their argument but ``parse_obs`` it (:func:`compass.sandbox.runtime.reads_text`).
+CURRENT_OBS = "current"
+
 
 @dataclass
 class AgentView(Generic[ObsT]):
     """What one agent perceives at one step.
 
     ``text`` is derived from ``own`` and ``entities`` by the family's text function, so the text a
-    VLM reads and the data a skill parses always agree. ``frame()`` renders lazily.
+    VLM reads and the data a skill parses always agree. ``frame()`` renders lazily, and so does
+    ``text`` when it is given as ``None`` with a ``text_fn``: it is written on first read (a
+    planner, a recorder, a skill that reads its argument), never on a step nobody reads it.
     """
 
     agent_id: int
@@ -92,7 +99,7 @@ class AgentView(Generic[ObsT]):
     own: OwnUnit
     entities: tuple[Entity, ...]
     avail_actions: tuple[int, ...]
-    text: str
+    text: str | None  # None: text_fn(view) on first read (see _LazyText below)
     #: the family's typed observation (combat: ``CombatObs``; ALEM: its ``ObsData``)
     obs: ObsT | None = None
     extra: dict[str, Any] = field(default_factory=dict)
@@ -115,11 +122,40 @@ class AgentView(Generic[ObsT]):
         return self.render(self)
 
     def with_entities(self, entities: tuple[Entity, ...]) -> AgentView:
-        """A copy with another entity set (e.g. plus relayed reports), text rebuilt."""
-        view = replace(self, entities=tuple(entities))
+        """A copy with another entity set (e.g. plus relayed reports), text rebuilt (lazily)."""
+        # Not dataclasses.replace: it would read (and so write) this view's text.
+        view = object.__new__(type(self))
+        view.__dict__.update(self.__dict__)
+        view.entities = tuple(entities)
         if self.text_fn is not None:
-            view.text = self.text_fn(view)
+            view.__dict__["text"] = None
         return view
+
+
+class _LazyText:
+    """``AgentView.text``: the stored string, or ``text_fn(view)`` written on first read.
+
+    Rendering every agent's text every step cost more than the game step (ALEM's harness text
+    ~1 ms per agent); most steps nobody reads it (skills that only ``parse_obs`` their argument
+    are served from the view's data, see ``compass.sandbox.runtime``).
+    """
+
+    def __get__(self, view: AgentView | None, owner: type | None = None) -> Any:
+        if view is None:
+            return self
+        d = view.__dict__
+        text = d.get("text")
+        if text is None:
+            fn = d.get("text_fn")
+            text = d["text"] = fn(view) if fn is not None else ""
+        return text
+
+    def __set__(self, view: AgentView, value: str | None) -> None:
+        view.__dict__["text"] = value
+
+
+# Installed after @dataclass so the generated __init__, __eq__ and replace() go through it.
+AgentView.text = _LazyText()  # type: ignore[assignment]
 
 
 class StepEvent(TypedDict):

@@ -26,13 +26,14 @@ import tempfile
 import time
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
 from compass.core.types import AgentView
 from compass.sandbox.guards import DEFAULT_MAX_SECONDS, DEFAULT_MAX_TICKS, SkillError
 from compass.sandbox.runtime import CompiledSkill, SkillResult, load_api
+from compass.sandbox.wire import ArrayMirrorSender
 from compass.sandbox.worker import PROGRESS
 
 __all__ = ["IsolatedExecutor", "WorkerStartError", "worker_env"]
@@ -47,6 +48,15 @@ STARTUP_SECONDS = 120.0  # importing the API on a loaded two-core machine can ta
 def _unlink(path: str) -> None:
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)
+
+
+def _wire_view(view: AgentView, with_text: bool) -> AgentView:
+    """The view as a worker gets it: no callables, and the text only for a skill that reads it
+    (the worker compiles the same source, so it calls that skill with the same argument)."""
+    out = object.__new__(type(view))
+    out.__dict__.update(view.__dict__)
+    out.__dict__.update(render=None, text_fn=None, text=view.text if with_text else "")
+    return out
 
 
 class WorkerStartError(RuntimeError):
@@ -73,6 +83,11 @@ class _Worker:
     ready: bool = False
     known: set[str] = field(default_factory=set)  # code hashes this worker has compiled
     sent_seq: int = 0  # the worker's item counter when the current batch was sent
+    wire: ArrayMirrorSender = field(default_factory=ArrayMirrorSender)  # large arrays as deltas
+
+    def post(self, message: tuple) -> None:
+        """Send one message after ``init`` (the worker reads them all through its mirror)."""
+        self.send.send_bytes(self.wire.dumps(message))
 
     def started(self) -> tuple[int, int, float]:
         """(sequence, index, start time) of the item the worker started last."""
@@ -185,7 +200,7 @@ class IsolatedExecutor:
         self.restarts += 1
         fresh = self._spare if self._spare is not None and self._spare.proc.poll() is None else None
         if fresh is not None and index != 0:
-            fresh.send.send(("reset", self._seed_of(index)))  # the spare was seeded as worker 0
+            fresh.post(("reset", self._seed_of(index)))  # the spare was seeded as worker 0
             self._wait_ready(fresh)
             fresh.recv.recv()
         self._workers[index] = fresh or self._spawn(index)
@@ -211,7 +226,7 @@ class IsolatedExecutor:
         return results  # type: ignore[return-value]
 
     def _send(self, w_index: int, batch: Sequence[tuple[CompiledSkill, AgentView]]) -> None:
-        payload = [(skill.code_hash, replace(view, render=None, text_fn=None)) for skill, view in batch]
+        payload = [(skill.code_hash, _wire_view(view, skill.reads_text)) for skill, view in batch]
         cpu = math.ceil(self.hard_seconds * len(batch)) + 1
         for attempt in range(2):
             w = self._workers[w_index]
@@ -230,7 +245,7 @@ class IsolatedExecutor:
             ]
             w.sent_seq = w.started()[0]
             try:
-                w.send.send(("batch", new, payload, cpu))
+                w.post(("batch", new, payload, cpu))
             except OSError:
                 if attempt:
                     raise WorkerStartError("skill workers keep dying before they get any work") from None
@@ -312,7 +327,7 @@ class IsolatedExecutor:
         self.seed = seed
         for i, w in enumerate(self._workers):
             self._wait_ready(w)
-            w.send.send(("reset", self._seed_of(i)))
+            w.post(("reset", self._seed_of(i)))
         for w in self._workers:
             if not w.recv.poll(self.hard_seconds + 5) or w.recv.recv() != ("ok",):
                 raise WorkerStartError("skill worker did not confirm a reset")
@@ -327,7 +342,7 @@ class IsolatedExecutor:
         """Stop the workers (and the spare)."""
         for w in [*self._workers, *([self._spare] if self._spare else [])]:
             with contextlib.suppress(OSError):
-                w.send.send(None)
+                w.post(("exit",))
             try:
                 w.proc.wait(timeout=2)
             except subprocess.TimeoutExpired:

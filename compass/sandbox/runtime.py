@@ -23,7 +23,7 @@ from typing import Protocol
 
 import numpy as np
 
-from compass.core.types import AgentView
+from compass.core.types import CURRENT_OBS, AgentView
 from compass.sandbox.guards import (
     DEFAULT_MAX_SECONDS,
     DEFAULT_MAX_TICKS,
@@ -61,6 +61,9 @@ class CompiledSkill:
     code_hash: str
     filename: str
     line_offset: int = 0
+    #: False when the skill does nothing with its argument but ``parse_obs`` it: it is then called
+    #: with :data:`~compass.core.types.CURRENT_OBS` and the view's text is never written for it.
+    reads_text: bool = True
 
 
 def code_hash(source: str) -> str:
@@ -102,6 +105,51 @@ def _check_shape(tree: ast.Module, name: str, filename: str) -> None:
         raise SkillError(f"{filename}:{funcs[0].lineno}: {name} takes no decorators", name, "compile")
 
 
+# The skill API functions that give the same answer for CURRENT_OBS as for the agent's own text.
+_SERVES_CURRENT = frozenset({"parse_obs", "default_action"})
+
+
+def reads_text(func: ast.FunctionDef) -> bool:
+    """Whether a skill may see more of its argument than ``parse_obs(obs)`` gives it.
+
+    False only when every use of the argument's name is the sole argument of a call to the API's
+    ``parse_obs`` or ``default_action`` (which serve the same for :data:`CURRENT_OBS` as for the
+    text) and the skill never binds those names itself; anything else (string tests, slicing,
+    passing it to a helper, a nested function's own ``obs``) keeps the text. Conservative by
+    construction: a False here can only be wrong if those names are not the API's, which the
+    check excludes.
+    """
+    arg = func.args.args[0].arg
+    served: set[int] = set()
+    for node in ast.walk(func):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in _SERVES_CURRENT
+            and len(node.args) == 1
+            and not node.keywords
+            and isinstance(node.args[0], ast.Name)
+            and node.args[0].id == arg
+        ):
+            served.add(id(node.args[0]))
+    for node in ast.walk(func):
+        if isinstance(node, ast.Name):
+            if node.id == arg and id(node) not in served:
+                return True
+            if node.id in _SERVES_CURRENT and not isinstance(node.ctx, ast.Load):
+                return True
+        elif isinstance(node, ast.arg) and node.arg in _SERVES_CURRENT:
+            return True
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            if getattr(node, "name", None) in _SERVES_CURRENT:
+                return True
+        elif isinstance(node, ast.alias) and (node.asname or node.name) in _SERVES_CURRENT:
+            return True
+        elif isinstance(node, (ast.Global, ast.Nonlocal)) and set(node.names) & {arg, *_SERVES_CURRENT}:
+            return True
+    return False
+
+
 def compile_skill(
     source: str, name: str, family: str, filename: str | None = None, line_offset: int = 0
 ) -> CompiledSkill:
@@ -124,7 +172,10 @@ def compile_skill(
         raise SkillError(
             f"{filename}: not allowed in a skill: {_restricted_errors(e)}", name, "compile"
         ) from None
-    return CompiledSkill(name, family, source, code, code_hash(source), filename, line_offset)
+    func = next(n for n in tree.body if isinstance(n, ast.FunctionDef))
+    return CompiledSkill(
+        name, family, source, code, code_hash(source), filename, line_offset, reads_text(func)
+    )
 
 
 @dataclass
@@ -205,7 +256,7 @@ class SkillExecutor:
         return [self.run(skill, view) for skill, view in items]
 
     def run(self, skill: CompiledSkill, view: AgentView) -> SkillResult:
-        """Call the skill on ``view.text``; never raises for skill faults."""
+        """Call the skill on ``view.text`` (or :data:`CURRENT_OBS`, see ``reads_text``); never raises for skill faults."""
         start = time.perf_counter()
         budget = self.budget
         budget.start()
@@ -215,7 +266,7 @@ class SkillExecutor:
             # Loading the file runs skill code too (annotations): inside the budget and the try.
             ns = self._namespace(skill, view.agent_id)
             ns.update(self._sealer.seal(self.api.make_api(view, self.rng)))
-            action = ns[skill.name](view.text)
+            action = ns[skill.name](view.text if skill.reads_text else CURRENT_OBS)
         except SkillError as e:
             e.skill = skill.name
             e.traceback = _skill_traceback(skill)

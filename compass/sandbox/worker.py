@@ -15,11 +15,13 @@ worker's replies carry only ints and strings):
 * parent → ``("init", api, seed, max_ticks, max_seconds, memory_mb, progress)``; worker →
   ``("ready", pid)``; ``progress`` names a small shared-memory file the worker maps (and closes
   the descriptor of) before it locks down: it writes ``(sequence, index, start time)`` of each item it starts;
+* every message after ``init`` is read through :class:`~compass.sandbox.wire.ArrayMirrorReceiver`
+  (large numpy arrays in views arrive once, then as changes);
 * parent → ``("batch", new_skills, items, cpu_seconds)`` where ``new_skills`` are
   ``(code_hash, name, source, filename, line_offset)`` the worker has not seen and ``items`` are
   ``(code_hash, view)``; the worker answers with one list of ``(index, action, error, ticks)``,
   ``error`` None or ``(message, kind, traceback)``;
-* parent → ``("reset", seed)``; worker → ``("ok",)``;  parent → ``None``: exit.
+* parent → ``("reset", seed)``; worker → ``("ok",)``;  parent → ``("exit",)``: exit.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ def _arm_cpu(seconds: float) -> None:
 def serve(inp: Connection, out: Connection) -> None:
     """Answer the parent until it says goodbye or goes away."""
     from compass.sandbox.runtime import SkillExecutor, compile_skill
+    from compass.sandbox.wire import ArrayMirrorReceiver
 
     op, api, seed, max_ticks, max_seconds, memory_mb, progress_path = inp.recv()
     assert op == "init", op
@@ -71,15 +74,16 @@ def serve(inp: Connection, out: Connection) -> None:
     note = f"memory limit ({memory_mb} MB) exceeded"
     executor = SkillExecutor(api, seed=seed, max_ticks=max_ticks, max_seconds=max_seconds, memory_note=note)
     compiled: dict = {}
+    wire = ArrayMirrorReceiver()
     seq = 1
     _lock_down(memory_mb)
     out.send(("ready", os.getpid()))
     while True:
         try:
-            msg = inp.recv()
+            msg = wire.loads(inp.recv_bytes())
         except EOFError:
             return
-        if msg is None:
+        if msg[0] == "exit":
             return
         if msg[0] == "reset":
             executor.reset(msg[1])

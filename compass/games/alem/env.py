@@ -130,12 +130,14 @@ def _compiled(name: str, preset: str = "rl") -> _Compiled:
     packer = _Packer(jax.eval_shape(lambda k: env.reset(k)[1], jax.random.PRNGKey(0)))
 
     def step(key, state, actions, max_steps):
-        state, reward = alem_step(key, state, actions, params, static)
+        # The key is split here, not on the host: one dispatch per step instead of two.
+        key, sub = jax.random.split(key)
+        state, reward = alem_step(sub, state, actions, params, static)
         dead = jnp.logical_not(state.player_alive).all()
         won = has_beaten_boss(state, static) if full_game else jnp.bool_(False)
         timeout = state.timestep >= max_steps
         host = (reward, dead, won, timeout, compute_action_mask(state, params, static))
-        return state, packer.pack(state), host
+        return key, state, packer.pack(state), host
 
     def reset(key):
         _, state = env.reset(key)
@@ -147,7 +149,7 @@ def _compiled(name: str, preset: str = "rl") -> _Compiled:
     jax.block_until_ready(state)
     c.compile_seconds["reset"] = time.perf_counter() - t
     t = time.perf_counter()
-    jax.block_until_ready(c.step(jax.random.PRNGKey(0), state, jnp.zeros(N_AGENTS, jnp.int32), jnp.int32(10)))
+    jax.block_until_ready(c.step(jax.random.PRNGKey(0), state, np.zeros(N_AGENTS, np.int32), np.int32(10)))
     c.compile_seconds["step"] = time.perf_counter() - t
     _COMPILED[key] = c
     return c
@@ -254,7 +256,6 @@ class AlemEnv:
     def step(self, actions: list[int]) -> StepResult:
         """Advance all agents one step with action indices (0..55)."""
         import jax
-        import jax.numpy as jnp
 
         if self._state is None:
             raise RuntimeError("call reset() before step()")
@@ -269,9 +270,8 @@ class AlemEnv:
         prev_mask, prev_ach, prev_np = self._mask, self._np.achievements, self._np
         prev_killed = np.array(self._np.monsters_killed)
         t = time.perf_counter()
-        self._key, sub = jax.random.split(self._key)
-        out = self._c.step(sub, self._state, jnp.asarray(acts, dtype=jnp.int32), jnp.int32(self.max_steps))
-        self._state, packed, host = out
+        out = self._c.step(self._key, self._state, np.asarray(acts, dtype=np.int32), np.int32(self.max_steps))
+        self._key, self._state, packed, host = out
         self.times.env += time.perf_counter() - t
         t = time.perf_counter()
         packed, (reward, dead, won, timeout, self._mask) = jax.device_get((packed, host))
@@ -403,11 +403,6 @@ class AlemEnv:
                 )
             )
         self.times.extract += time.perf_counter() - t
-        t = time.perf_counter()
-        texts = [
-            self._text(i, obs[i], rewards, new, failed) if self.with_text else "" for i in range(N_AGENTS)
-        ]
-        self.times.text += time.perf_counter() - t
         step = int(s.timestep)
         views = []
         for i in range(N_AGENTS):
@@ -420,22 +415,24 @@ class AlemEnv:
                     own=own_unit(obs[i], self._last_actions[i]),
                     entities=entities(obs[i]),
                     avail_actions=tuple(obs[i].legal_indices),
-                    text=texts[i],
+                    text=None if self.with_text else "",  # written when something reads it
                     obs=obs[i],
                     extra=_extra(obs[i]),
                     render=partial(self._frame, step, i),
-                    text_fn=partial(_relayed_text, texts[i]),
+                    text_fn=partial(_relayed_text, _HarnessText(self, s, i, obs[i], rewards, new, failed))
+                    if self.with_text
+                    else None,
                 )
             )
         return views
 
-    def _text(self, i: int, obs: ObsData, rewards, new, failed) -> str:
+    def _text(self, s: Any, i: int, obs: ObsData, rewards, new, failed) -> str:
         w = self._wrapper
         if rewards is None:
-            long_ctx, short_ctx = w.describe_frame(self._np, i)
+            long_ctx, short_ctx = w.describe_frame(s, i)
         else:
             long_ctx, short_ctx = w.describe_frame(
-                self._np,
+                s,
                 i,
                 reward=rewards[i],
                 new_achievements=new[i],
@@ -480,8 +477,28 @@ def _extra(obs: ObsData) -> dict[str, Any]:
     }
 
 
-def _relayed_text(base: str, view: AgentView) -> str:
-    """The harness text plus creatures teammates reported that this agent does not see itself."""
+class _HarnessText:
+    """One agent's harness text of one step, written on first call (the state is kept, not copied:
+    a step replaces the numpy state, never changes it)."""
+
+    def __init__(self, env: AlemEnv, state: Any, i: int, obs: ObsData, rewards, new, failed) -> None:
+        self._args: tuple | None = (env, state, i, obs, rewards, new, failed)
+        self._text: str | None = None
+
+    def __call__(self) -> str:
+        if self._text is None:
+            env, *args = self._args
+            t = time.perf_counter()
+            self._text = env._text(*args)
+            env.times.text += time.perf_counter() - t
+            self._args = None  # the state can go once the text exists
+        return self._text
+
+
+def _relayed_text(base: str | _HarnessText, view: AgentView) -> str:
+    """The harness text (or its lazy writer) plus creatures teammates reported that this agent does not see itself."""
+    if not isinstance(base, str):
+        base = base()
     relayed = [e for e in view.entities if e.team == "enemy" and not e.visible]
     if not relayed:
         return base

@@ -10,7 +10,7 @@ import heapq
 import math
 import random
 
-from compass.core.types import AgentView
+from compass.core.types import CURRENT_OBS, AgentView
 from compass.games.combat.text import (
     ATTACK_OFFSET,
     DIRECTION_VECTORS,
@@ -201,7 +201,7 @@ def make_api(view: AgentView, rng: random.Random) -> dict[str, object]:
 
     def parse_obs(obs: str) -> ObsData:
         """Structured observation; the agent's own text is served from its view without re-parsing."""
-        if obs is view.text or obs == view.text or obs == "current":
+        if obs == CURRENT_OBS or obs is view.text or obs == view.text:  # text read last: it may be lazy
             if not cached:
                 cached.append(obs_data_from_view(view))
             return cached[0]

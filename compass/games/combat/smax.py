@@ -45,6 +45,10 @@ class _Compiled:
     step: object
     type_params: dict[str, np.ndarray]
     step_len: np.ndarray  # distance travelled per env step, by unit type
+    #: (key, state, native ally actions) -> (next key, state, reward, host fields): one dispatch
+    #: and one device transfer per step (see :func:`_host_fields`)
+    fused_step: object = None
+    host_fields: object = None  # jitted _host_fields, for reset and the two-team step
     _two_team: tuple | None = None
 
     def two_team(self) -> tuple:
@@ -88,7 +92,40 @@ def _compiled(n_allies: int, n_enemies: int) -> _Compiled:
         "radius": np.asarray(inner.unit_type_radiuses, dtype=np.float64),
     }
     step_len = params["velocity"] * inner.time_per_step * inner.world_steps_per_env_step
-    return _Compiled(env, jax.jit(env.reset), jax.jit(env.step_env), params, step_len)
+
+    def fused_step(key, state, actions):
+        # The key split, the action dict and the fields the views read, all inside one jit.
+        key, step_key = jax.random.split(key)
+        native = {f"ally_{i}": actions[i] for i in range(n_allies)}
+        _, state, rewards, _, _ = env.step_env(step_key, state, native)
+        return key, state, rewards["ally_0"], _host_fields(state.state)
+
+    return _Compiled(
+        env,
+        jax.jit(env.reset),
+        jax.jit(env.step_env),
+        params,
+        step_len,
+        jax.jit(fused_step),
+        jax.jit(_host_fields),
+    )
+
+
+def _host_fields(st) -> tuple:
+    """Inside jit: what :class:`Snapshot` reads, as one float32 and one int32 array."""
+    import jax.numpy as jnp
+
+    floats = jnp.concatenate([jnp.ravel(st.unit_positions), st.unit_health, st.unit_weapon_cooldowns]).astype(
+        jnp.float32
+    )
+    ints = jnp.concatenate(
+        [
+            st.unit_alive.astype(jnp.int32),
+            st.unit_types.astype(jnp.int32),
+            st.prev_attack_actions.astype(jnp.int32),
+        ]
+    )
+    return floats, ints
 
 
 def epo_native(xp, obs, avail, observed, own_alive, enemy_alive, n_allies: int, n_enemies: int, feat: int):
@@ -254,11 +291,13 @@ class SmaxEnv:
             raise ValueError(f"expected {self.n_agents} actions, got {len(actions)}")
         if (enemy_actions is None) != (self.enemy == "heuristic"):
             raise ValueError("enemy_actions are given exactly when the env was made with enemy='external'")
-        native = {f"ally_{i}": self._to_smax(i, int(a)) for i, a in enumerate(actions)}
-        self._key, step_key = jax.random.split(self._key)
         if enemy_actions is None:
-            _, self._state, rewards, dones, _ = self._c.step(step_key, self._state, native)
+            native = np.array([self._to_smax(i, int(a)) for i, a in enumerate(actions)], dtype=np.int32)
+            self._key, self._state, reward, host = self._c.fused_step(self._key, self._state, native)
+            reward, host = jax.device_get((reward, host))
         else:
+            native = {f"ally_{i}": self._to_smax(i, int(a)) for i, a in enumerate(actions)}
+            self._key, step_key = jax.random.split(self._key)
             if len(enemy_actions) != self.n_enemies:
                 raise ValueError(f"expected {self.n_enemies} enemy actions, got {len(enemy_actions)}")
             for j, a in enumerate(enemy_actions):
@@ -266,11 +305,12 @@ class SmaxEnv:
             _, inner, rewards, _, _ = self._c.two_team()[0](step_key, self._state.state, native)
             self._state = self._state.replace(state=inner)
             self._enemy_last_actions[:] = [int(a) for a in enemy_actions]
+            reward, host = rewards["ally_0"], None
         self.t += 1
         self._last_actions[:] = [int(a) for a in actions]
         self._prev_alive = self.snap.alive.copy()
         self._prev_snap = self.snap
-        self._snapshot()
+        self._snapshot(host)
         s = self.snap
         allies_alive = bool(s.alive[: self.n_agents].any())
         enemies_alive = bool(s.alive[self.n_agents :].any())
@@ -282,7 +322,7 @@ class SmaxEnv:
             outcome = "timeout"
         else:
             outcome = "running"
-        reward = float(rewards["ally_0"])
+        reward = float(reward)
         info = {
             "dead_allies": int((~s.alive[: self.n_agents]).sum()),
             "dead_enemies": int((~s.alive[self.n_agents :]).sum()),
@@ -337,20 +377,16 @@ class SmaxEnv:
 
     # --- observation ----------------------------------------------------------------------------
 
-    def _snapshot(self) -> None:
+    def _snapshot(self, host: tuple | None = None) -> None:
+        """Host copy of the state from ``host`` (:func:`_host_fields` of it), fetched if not given."""
         import jax
 
-        st = self._state.state
-        pos, alive, health, types, cd, att = jax.device_get(
-            (
-                st.unit_positions,
-                st.unit_alive,
-                st.unit_health,
-                st.unit_types,
-                st.unit_weapon_cooldowns,
-                st.prev_attack_actions,
-            )
-        )
+        if host is None:
+            host = jax.device_get(self._c.host_fields(self._state.state))
+        floats, ints = host
+        n = self.n_agents + self.n_enemies
+        pos, health, cd = floats[: 2 * n].reshape(n, 2), floats[2 * n : 3 * n], floats[3 * n :]
+        alive, types, att = ints[:n], ints[n : 2 * n], ints[2 * n :]
         types = np.asarray(types, dtype=np.int64)
         p = self._c.type_params
         self.snap = Snapshot(

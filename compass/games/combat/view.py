@@ -39,30 +39,34 @@ def entities_seen_by(
     if not snap.alive[i]:
         return ()
     shields = getattr(snap, "shield", None)
-    sight, shoot = snap.sight[i], snap.attack[i]
+    sight, shoot = float(snap.sight[i]), float(snap.attack[i])
+    # Whole-array arithmetic, then plain floats: the same IEEE operations per element as the
+    # scalar version (hypot, one division each), without ~10 numpy scalar ops per unit.
+    delta = snap.pos - snap.pos[i]
+    dist = np.hypot(delta[:, 0], delta[:, 1]).tolist()
+    dx, dy = (delta[:, 0] / sight).tolist(), (delta[:, 1] / sight).tolist()
+    xs, ys = snap.pos[:, 0].tolist(), snap.pos[:, 1].tolist()
+    alive, health = snap.alive.tolist(), snap.health.tolist()
     out = []
-    for u in range(len(snap.alive)):
-        if u == i or not snap.alive[u]:
-            continue
-        delta = snap.pos[u] - snap.pos[i]
-        dist = float(np.hypot(*delta))
-        if dist >= sight:
+    for u in range(len(alive)):
+        if u == i or not alive[u] or dist[u] >= sight:
             continue
         is_enemy = u >= n_agents
         if is_enemy and not observed[u - n_agents, i]:
             continue
-        in_range = dist <= shoot if range_inclusive else dist < shoot
+        d = dist[u]
+        in_range = d <= shoot if range_inclusive else d < shoot
         out.append(
             Entity(
                 id=u - n_agents if is_enemy else u,
                 team="enemy" if is_enemy else "ally",
                 unit_type=snap.type_name(u),
-                x=float(snap.pos[u, 0]),
-                y=float(snap.pos[u, 1]),
-                rel_x=float(delta[0] / sight),
-                rel_y=float(delta[1] / sight),
-                distance=dist / sight,
-                health=float(snap.health[u]),
+                x=xs[u],
+                y=ys[u],
+                rel_x=dx[u],
+                rel_y=dy[u],
+                distance=d / sight,
+                health=health[u],
                 shield=float(shields[u]) if shields is not None else 0.0,
                 can_attack=is_enemy and can_shoot and in_range,
                 last_action=0 if is_enemy else int(last_actions[u]),
@@ -128,11 +132,10 @@ def combat_agent_view(
         own=own,
         entities=entities,
         avail_actions=avail,
-        text="",
+        text=None,  # text_fn(view) when something reads it
         obs=obs,
         extra=extra,
         text_fn=text_fn,
     )
-    view.text = text_fn(view)
     view.render = lambda v: render_ego(snap, v)
     return view

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 
-from compass.core.types import AgentView
+from compass.core.types import CURRENT_OBS, AgentView
 from compass.games.alem.names import (
     ACTION_LABELS,
     BUILD_COSTS,
@@ -210,7 +210,7 @@ def make_api(view: AgentView, rng: random.Random) -> dict[str, object]:
 
     def parse_obs(obs: str) -> ObsData:
         """Structured observation; the agent's own text is served from its view without re-parsing."""
-        if obs is view.text or obs == view.text or obs == "current":
+        if obs == CURRENT_OBS or obs is view.text or obs == view.text:  # text read last: it may be lazy
             if not cached:
                 cached.append(obs_data_from_view(view))
             return cached[0]
