@@ -37,7 +37,7 @@ if str(ROOT) not in sys.path:
 from benchmarks._results import add_results_arguments, preflight, write_results  # noqa: E402
 from compass.config import RunConfig  # noqa: E402
 from compass.core.family import get_family  # noqa: E402
-from compass.session import run  # noqa: E402
+from compass.episode.session import run  # noqa: E402
 from compass.skills.library import SkillLibrary  # noqa: E402
 from tests.fakes.fake_vlm_server import FakeVLMServer  # noqa: E402
 from tests.planner.alem_candidates import BROKEN, WORSE, CandidatePool, better_source  # noqa: E402

@@ -10,7 +10,7 @@ Only some parts:               ``--parts sandbox,overhead,winrate``
    observations of ``compass skills check``. Per call, both rebuild the API for the view.
 2. overhead: the raw jitted SMAX step vs what compass adds per env step (device transfer, views
    and texts, multi-hop comm) and per agent step (one sandboxed skill call).
-3. winrate: library-only play (``compass.session.run``, multi-hop comm, as ``compass run`` does)
+3. winrate: library-only play (``compass.episode.session.run``, multi-hop comm, as ``compass run`` does)
    in two labelled modes: "retrieval from the task" (the default: each agent runs the skill
    retrieved for the neutral default task "Defeat all enemy units") and "named skill"
    (``--skill race_adaptive_combat``: every agent runs it, no retrieval); vs two baselines on our
@@ -324,7 +324,7 @@ def play_library(
     skill: str | None = None,
 ) -> list[dict]:
     """``compass run --planner library [--skill NAME]`` on ``seeds`` consecutive seeds; the episode rows."""
-    from compass.session import run
+    from compass.episode.session import run
 
     cfg = RunConfig(
         env=f"smax:{scenario}",

@@ -5,7 +5,7 @@ Quick:              ``python benchmarks/bench_comm_epo.py --seeds 10``
 
 Protoss 5v5 on SMAX with ``--epo`` (SMACv2's EPO: an enemy is observed only by the first agent
 that spots it, ``prob_obs_enemy=0``, and attack actions are not masked by range, but an out-of-range attack sends no order), library-only
-play with a named skill (``compass.session.run`` with ``skill="race_adaptive_combat"``, i.e.
+play with a named skill (``compass.episode.session.run`` with ``skill="race_adaptive_combat"``, i.e.
 ``compass run --skill race_adaptive_combat``; no retrieval) with
 ``--comm none | onehop | multihop`` on the same seeds, 95 % Wilson intervals. The same setting
 without EPO is the reference. Besides the win rate, the table shows enemies killed per episode and

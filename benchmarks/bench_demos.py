@@ -162,32 +162,19 @@ def play_mappo(spec: str, ckpt: Path, seeds: list[int]) -> dict:
 
 def play_library(spec: str, library: Path | None, seeds: list[int], skill: str | None = None) -> dict:
     from compass.config import RunConfig
-    from compass.core.family import make_env
-    from compass.demos.record import _NullWriter
+    from compass.episode.pipeline import play, table
     from compass.planner.base import LibraryPlanner
-    from compass.runner import EpisodeRunner
-    from compass.session import make_comm
     from compass.skills.library import SkillLibrary
 
     lib = SkillLibrary(library, "combat")
     cfg = RunConfig(env=spec, library=library)
-    env = make_env(spec)
-    comm = make_comm(cfg)
     planner = LibraryPlanner(lib, skill)  # skill=None: retrieval from the task
-    runner = EpisodeRunner(env, planner, cfg, _NullWriter(), comm=comm)
-    wins = 0
+    played = asyncio.run(play(table(cfg, planner, scored=False), [(0, s) for s in seeds]))
+    wins = sum(p.result.outcome == "win" for p in played)
     used: dict[str, int] = {}
-
-    async def go():
-        nonlocal wins
-        for s in seeds:
-            comm.reset(s)
-            r = await runner.run_episode(0, s)
-            wins += r.outcome == "win"
-            for k, v in r.skills_used.items():
-                used[k] = used.get(k, 0) + v
-
-    asyncio.run(go())
+    for p in played:
+        for k, v in p.result.skills_used.items():
+            used[k] = used.get(k, 0) + v
     return {**_ci(wins, len(seeds)), "skills_used": used}
 
 

@@ -152,11 +152,11 @@ def run_episodes(api: str, rate: float, episodes: int, max_steps: int, seed: int
     from compass.comm import CommProtocol
     from compass.config import RunConfig
     from compass.core.family import get_family
+    from compass.episode.runner import EpisodeRunner
+    from compass.episode.trace import RunWriter, read_trace
     from compass.games.combat.smax import SmaxEnv
     from compass.planner.vlm_planner import VLMPlanner
-    from compass.runner import EpisodeRunner
     from compass.skills.library import SkillLibrary
-    from compass.trace import RunWriter, read_trace
     from compass.vlm import VLMClient, VLMConfig
     from compass.vlm import tokens as vlm_tokens
     from tests.fakes.fake_vlm_server import FakeVLMServer, FaultInjector

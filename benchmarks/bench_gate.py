@@ -206,31 +206,19 @@ def calibrate(
 
 def library_play(root: Path, family: str, env: str, seeds: list[int], steps: int | None) -> dict:
     """What ``compass run --library DIR`` plays (``LibraryPlanner``), per seed."""
-    from compass.comm import CommProtocol
     from compass.config import RunConfig
-    from compass.core.family import make_env
+    from compass.episode.pipeline import play, table
     from compass.planner.base import LibraryPlanner
-    from compass.runner import EpisodeRunner
-    from compass.skills.holdup import _NoTrace
 
     lib = SkillLibrary(root, family)
     cfg = RunConfig(env=env, library=root, max_steps=steps, isolation="inprocess")
-    env_ = make_env(env, max_steps=steps)
-    comm = CommProtocol(cfg.comm, seed=cfg.seed)
-    runner = EpisodeRunner(env_, LibraryPlanner(lib), cfg, _NoTrace(), comm=comm)
-    rets, wins, used = [], 0, {}
-
-    async def go():
-        nonlocal wins
-        for s in seeds:
-            comm.reset(s)
-            r = await runner.run_episode(0, s)
-            rets.append(float(r.ret))
-            wins += r.outcome == "win"
-            for k, v in r.skills_used.items():
-                used[k] = used.get(k, 0) + v
-
-    asyncio.run(go())
+    played = asyncio.run(play(table(cfg, LibraryPlanner(lib), scored=False), [(0, s) for s in seeds]))
+    rets = [float(p.result.ret) for p in played]
+    wins = sum(p.result.outcome == "win" for p in played)
+    used: dict[str, int] = {}
+    for p in played:
+        for k, v in p.result.skills_used.items():
+            used[k] = used.get(k, 0) + v
     return {"returns": rets, "wins": wins, "episodes": len(seeds), "skills_used": used}
 
 

@@ -308,7 +308,7 @@ def bench_retrieval(n: int, cache_dir: Path, queries: int = 60) -> dict:
 
 def write_long_trace(run_dir: Path, steps: int, agents: int = 3, interval: int = 8) -> None:
     """A trace with ALEM's shape (record kinds and fields of compass run; synthetic content)."""
-    from compass.trace import dumps
+    from compass.episode.trace import dumps
 
     run_dir.mkdir(parents=True)
     rng = np.random.default_rng(0)

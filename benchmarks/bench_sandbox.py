@@ -165,12 +165,12 @@ def bench_episode(steps: int, episodes: int) -> dict:
     """Skill time per step as the runner sees it: real SMAX episodes, both isolation modes alternating."""
     import asyncio
 
-    import compass.runner as runner_mod
+    import compass.episode.runner as runner_mod
     from compass.comm import CommProtocol
     from compass.config import RunConfig
     from compass.core.family import make_env
+    from compass.episode.trace import RunWriter
     from compass.planner.base import LibraryPlanner
-    from compass.trace import RunWriter
 
     lib = SkillLibrary(None, "combat")
 

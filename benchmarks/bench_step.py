@@ -4,7 +4,7 @@ Run (~3 min on 2 cores): ``python benchmarks/bench_step.py``
 Only one game:           ``--parts smax`` or ``--parts alem``
 
 Every step of the loop below is what ``compass run --planner library`` does per env step
-(:mod:`compass.runner`'s hot loop, minus tracing): the multi-hop comm exchange and relays, every
+(:mod:`compass.episode.runner`'s hot loop, minus tracing): the multi-hop comm exchange and relays, every
 living agent's skill call in one ``run_batch``, then ``env.step`` (the jitted step, the device
 transfer, views; texts only where something reads them). Interleaved in the same loop, on the
 same step, the same statistic (median over steps) for:

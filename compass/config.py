@@ -97,3 +97,7 @@ def default_task(family: str) -> str:
     from compass.core.family import get_family
 
     return get_family(family).default_task
+
+
+#: ``compass run``'s option defaults, read by the command line from here (they live only above).
+RUN_DEFAULTS = RunConfig.model_construct()

@@ -6,6 +6,8 @@ import difflib
 from dataclasses import dataclass
 from typing import Literal
 
+from compass.core.errors import CompassError
+
 ModeName = Literal["multihop", "onehop", "full", "none", "lossy"]
 Topology = Literal["sight", "complete", "none"]
 
@@ -13,7 +15,7 @@ VALID_MODES = ("multihop", "multihop:K", "onehop", "full", "none", "lossy:P", "l
 _NAMES = ("multihop", "onehop", "full", "none", "lossy")
 
 
-class CommModeError(ValueError):
+class CommModeError(CompassError, ValueError):
     """A mode string that does not parse."""
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal, Protocol
 
+from compass.core.errors import CompassError
 from compass.core.types import AgentView, MultiAgentEnv, StepResult
 
 ENTRY_POINT_GROUP = "compass.games"
@@ -105,6 +106,9 @@ class GameFamily:
     #: ``human_keys(view) -> tuple[HumanKey, ...]``: what a person controlling the agent of ``view``
     #: may do this step, with its keys (``compass play``); None: the family cannot be played by hand
     human_keys: Callable[[AgentView], tuple[Any, ...]] | None = None
+    #: ``action_name(action, agent) -> str`` for recorded trajectories, when the env has no
+    #: ``action_name`` method of its own (None: the action's number)
+    action_name: Callable[[int, int], str] | None = None
 
     @property
     def prompts_dir(self) -> Path:
@@ -130,7 +134,7 @@ class GameFamily:
 _REGISTRY: dict[str, GameFamily] = {}
 
 
-class UnknownFamilyError(ValueError):
+class UnknownFamilyError(CompassError, ValueError):
     """A family or env kind that no registered family provides."""
 
 

@@ -10,17 +10,13 @@ import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from compass.cli.errors import exit_code
+from compass.cli.errors import fail as _fail
 from compass.util.console import Console
 
 demos_app = typer.Typer(no_args_is_help=True, help="Train MAPPO demonstrators and record demonstrations.")
 console = Console()
 err = Console(stderr=True)
-
-
-def _fail(message: str, code: int = 2) -> None:
-    # A fresh console: the stream of this moment (progress displays swap sys.stderr while they run).
-    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}")
-    raise typer.Exit(code)
 
 
 def parse_steps(text: str) -> int:
@@ -262,7 +258,7 @@ def skills_bootstrap(
                 progress=progress,
             )
     except (DemoError, VLMError, FileNotFoundError) as e:
-        _fail(str(e))
+        _fail(str(e), exit_code(e))  # VLMError: 1, as from compass run
     for c in report["candidates"]:
         color = "green" if c["status"] == "added" else "red"
         console.print(f"[{color}]{c['status']}[/] {escape(c['name'])} {escape(c['reason'])}")
@@ -313,3 +309,9 @@ def evaluate_cmd(
         return
     atomic_write_json(out, summary)
     console.print(escape(f"written to {out}"))
+
+
+def register(app: typer.Typer, skills: typer.Typer) -> None:
+    """Add the ``demos`` group and ``skills bootstrap`` to the ``compass`` command line."""
+    app.add_typer(demos_app, name="demos")
+    skills.command("bootstrap")(skills_bootstrap)

@@ -1,145 +1,28 @@
-"""Recorded episodes: per episode an MP4 and a trajectory JSONL, both streamed to disk.
+"""``compass demos record``: play episodes with a policy and record each (MP4 + trajectory JSONL).
 
-Trajectory format (``compass-trajectory/1``), one JSON object per line:
-
-- line 1, ``kind: header``: env spec, seed, episode, policy label and checksum, outcome, steps,
-  return, unit types, the video's file name;
-- then one ``kind: step`` line per env step: ``t``, ``reward``, ``units`` (per agent: ``alive``, the
-  compass text observation ``obs`` the action was chosen on, ``action`` index and ``action_name``,
-  ``skill`` when a skill chose it), and the env's events of that step (combat: ``attacks``,
-  ``damage_taken``, ``deaths``).
-
-Steps stream to a hidden part file; when the episode ends the header (which needs the outcome) is
-written and the steps copied after it, and the file is renamed into place. The video gets one
-frame per step (frame ``t`` shows the state after step ``t``; the last carries the outcome).
+The recording itself (the trajectory format ``compass-trajectory/1``, :class:`EpisodeRecorder`, the
+pipeline's :class:`Recording` observer, :func:`read_trajectory`) is :mod:`compass.episode.recording`.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+from compass.episode.pipeline import EachEpisode, Observer, PlayedEpisode, Progress, play, table
+from compass.episode.recording import FORMAT, EpisodeRecorder, Recording, read_trajectory
 
-from compass.core.types import AgentView, StepResult
-from compass.core.video import EpisodeVideo, FrameInfo, render_video_frame
-
-FORMAT = "compass-trajectory/1"
-
-
-class EpisodeRecorder:
-    """Streams one episode: ``step()`` after every env step, then ``finish()`` (or ``abort()``)."""
-
-    def __init__(
-        self,
-        env: Any,
-        out_dir: str | os.PathLike,
-        name: str,
-        header: dict[str, Any],
-        video: bool = True,
-        trajectory: bool = True,
-        policy_label: str = "",
-        fps: int = 8,
-    ) -> None:
-        self.env = env
-        self.out = Path(out_dir)
-        self.out.mkdir(parents=True, exist_ok=True)
-        self.name = name
-        self.header = dict(header)
-        self.policy_label = policy_label
-        self.video = EpisodeVideo(self.out / f"{name}.mp4", fps=fps) if video else None
-        self._traj_tmp = self.out / f".{name}.steps.part" if trajectory else None
-        self._traj = open(self._traj_tmp, "w", encoding="utf-8") if trajectory else None
-        self.steps = 0
-        self.ret = 0.0
-
-    def step(
-        self,
-        t: int,
-        views: list[AgentView],
-        actions: list[int],
-        skills: list[str | None],
-        res: StepResult,
-    ) -> None:
-        reward = float(np.mean(res.rewards)) if res.rewards else 0.0
-        self.ret += reward
-        self.steps = t + 1
-        if self._traj is not None:
-            names = _action_namer(self.env)
-            rec: dict[str, Any] = {
-                "kind": "step",
-                "t": t,
-                "reward": round(reward, 6),
-                "units": [
-                    {
-                        "agent": v.agent_id,
-                        "alive": v.alive,
-                        "obs": v.text,
-                        "action": int(a),
-                        "action_name": names(int(a), v.agent_id),
-                        **({"skill": s} if s else {}),
-                    }
-                    for v, a, s in zip(views, actions, skills, strict=True)
-                ],
-            }
-            events = getattr(self.env, "step_events", None)
-            if events is not None:
-                rec.update(events())
-            self._traj.write(json.dumps(rec) + "\n")
-        if self.video is not None:
-            info = FrameInfo(t + 1, list(skills), res.outcome if res.done else None, self.policy_label)
-            self.video.add(render_video_frame(self.env, info))
-
-    def finish(self, outcome: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Close both files under their final names; returns the header written."""
-        header = {
-            "kind": "header",
-            "format": FORMAT,
-            **self.header,
-            "outcome": outcome,
-            "steps": self.steps,
-            "return": round(self.ret, 6),
-            **(extra or {}),
-        }
-        if self.video is not None:
-            self.video.close()
-            header["video"] = f"{self.name}.mp4"
-            header["video_frames"] = self.video.frames
-        if self._traj is not None:
-            self._traj.close()
-            final = self.out / f"{self.name}.jsonl"
-            tmp = self.out / f".{self.name}.jsonl.part"
-            with open(tmp, "w", encoding="utf-8") as f:
-                f.write(json.dumps(header) + "\n")
-                with open(self._traj_tmp, encoding="utf-8") as steps:
-                    shutil.copyfileobj(steps, f)
-            os.replace(tmp, final)
-            self._traj_tmp.unlink(missing_ok=True)
-            header["trajectory"] = final.name
-        return header
-
-    def abort(self) -> None:
-        if self.video is not None:
-            self.video.abort()
-        if self._traj is not None:
-            self._traj.close()
-            self._traj_tmp.unlink(missing_ok=True)
-
-
-def _action_namer(env: Any) -> Callable[[int, int], str]:
-    fn = getattr(env, "action_name", None)
-    if fn is not None:
-        return fn
-    if getattr(env, "family", "") == "combat":
-        from compass.games.combat.text import action_name
-
-        return lambda a, _i: action_name(a)
-    return lambda a, _i: str(a)
+__all__ = [
+    "FORMAT",
+    "EpisodeRecorder",
+    "RecordedEpisode",
+    "read_trajectory",
+    "record_episodes",
+    "replay_trajectory",
+]
 
 
 @dataclass
@@ -236,85 +119,42 @@ def _header(env: Any, spec: str, seed: int, episode: int, label: str, checksum: 
     return h
 
 
-class _NullWriter:
-    """The runner's trace writer, discarding (recordings keep their own files)."""
-
-    def trace(self, record: dict) -> None: ...
-
-    def timing(self, record: dict) -> None: ...
-
-    def flush(self) -> None: ...
-
-
 def _record_library(env_spec, episodes, seed, out, max_steps, epo, library, on_step, on_episode):
     import asyncio
 
     from compass.config import RunConfig
-    from compass.core.family import family_for_env, make_env
+    from compass.core.family import family_for_env
     from compass.demos.policies import library_checksum
     from compass.planner.base import LibraryPlanner
-    from compass.runner import EpisodeRunner
-    from compass.session import make_comm
     from compass.skills.library import SkillLibrary
 
     family = family_for_env(env_spec)
     cfg = RunConfig(env=env_spec, seed=seed, max_steps=max_steps, epo=epo, library=library)
     lib = SkillLibrary(library, family.name)
-    env = make_env(env_spec, epo=epo, max_steps=max_steps)
     label = "skill library (no VLM)"
     checksum = library_checksum(lib)
-    comm = make_comm(cfg)
+    tab = table(cfg, LibraryPlanner(lib), scored=False)
+    recording = Recording(
+        out,
+        name=lambda _episode, s: f"ep_{s:04d}",
+        header=lambda env, episode, s: _header(env, env_spec, s, episode, label, checksum, epo),
+        label=label,
+    )
     rows: list[dict] = []
 
-    def recorder(episode: int, s: int):
-        return EpisodeRecorder(
-            env,
-            out,
-            f"ep_{s:04d}",
-            _header(env, env_spec, s, episode, label, checksum, epo),
-            policy_label=label,
-        )
+    def report(played: PlayedEpisode) -> None:
+        row = dict(recording.last or {})
+        row["skills_used"] = played.result.skills_used
+        rows.append(row)
+        if on_episode:
+            on_episode(row)
 
-    runner = EpisodeRunner(env, LibraryPlanner(lib), cfg, _NullWriter(), comm=comm, recorder=recorder)
-
-    async def play():
-        for ep in range(episodes):
-            comm.reset(seed + ep)
-            res = await runner.run_episode(ep, seed + ep, on_step)
-            row = runner.last_recording or {}
-            row["skills_used"] = res.skills_used
-            rows.append(row)
-            if on_episode:
-                on_episode(row)
-
-    asyncio.run(play())
+    observers: list[Observer] = [recording]
+    if on_step is not None:
+        observers.append(Progress(lambda _episode, _max: on_step))
+    observers.append(EachEpisode(report))
+    asyncio.run(play(tab, [(ep, seed + ep) for ep in range(episodes)], observers))
     return rows
-
-
-def read_trajectory(path: str | os.PathLike) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Header and step records of a trajectory file; a clear ``ValueError`` when it is not one."""
-    path = Path(path)
-    if not path.exists():
-        raise ValueError(f"trajectory {path} does not exist")
-    steps: list[dict] = []
-    header: dict | None = None
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{n}: not JSON ({e.msg})") from None
-            if n == 1:
-                if rec.get("kind") != "header" or rec.get("format") != FORMAT:
-                    raise ValueError(f"{path}:1: not a {FORMAT} trajectory header")
-                header = rec
-            else:
-                steps.append(rec)
-    if header is None:
-        raise ValueError(f"{path} is empty")
-    return header, steps
 
 
 def replay_trajectory(path: str | os.PathLike) -> dict[str, Any]:

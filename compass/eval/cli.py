@@ -18,16 +18,12 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from compass.cli.errors import fail as _fail
 from compass.util.console import Console, print_markdown, print_table
 
 console = Console()
 err = Console(stderr=True)
 runs_app = typer.Typer(no_args_is_help=True, help="List, show and compare runs and evals.")
-
-
-def _fail(message: str, code: int = 2) -> None:
-    err.print(f"[bold red]error:[/] {escape(message)}")
-    raise typer.Exit(code)
 
 
 def eval_command(
@@ -209,7 +205,7 @@ def runs_compare(
     )
 
 
-def register(app: typer.Typer) -> None:
+def register(app: typer.Typer, skills: typer.Typer) -> None:
     """Add ``eval`` and ``runs`` to the ``compass`` command line."""
     app.command("eval")(eval_command)
     app.add_typer(runs_app, name="runs")

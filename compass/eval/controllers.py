@@ -29,7 +29,7 @@ from compass.comm import CommProtocol
 from compass.core.controller import ALLY, ENEMY, UnitController
 from compass.core.types import AgentView, MultiAgentEnv, StepResult
 from compass.planner.base import Decision, DecisionContext, Planner
-from compass.sandbox.runtime import pooled_executor
+from compass.sandbox.executors import pooled_executor
 from compass.skills.library import SkillLibrary
 
 #: kinds that run skills through the planner machinery (our team: the runner)

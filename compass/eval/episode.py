@@ -18,7 +18,10 @@ from typing import Any
 
 from compass.comm import CommProtocol
 from compass.core.controller import ALLY, ENEMY
+from compass.core.errors import is_expected
 from compass.core.family import family_for_env, make_env
+from compass.episode.pipeline import play, table
+from compass.episode.trace import RunWriter
 from compass.eval.controllers import (
     SKILL_KINDS,
     FixedSkillPlanner,
@@ -30,9 +33,7 @@ from compass.eval.controllers import (
 )
 from compass.eval.spec import ConfigSpec, Job
 from compass.planner.base import LibraryPlanner
-from compass.runner import EpisodeRunner
 from compass.skills.library import SkillLibrary, default_library_root
-from compass.trace import RunWriter
 
 _ENVS: dict[tuple, Any] = {}
 _LIBRARIES: dict[tuple, SkillLibrary] = {}
@@ -84,10 +85,10 @@ def play_episode(job: Job) -> dict[str, Any]:
         return _play(job)
     except EpisodeError:
         raise
-    except (ValueError, FileNotFoundError, ImportError, KeyError) as e:
-        raise EpisodeError(label(job), f"{type(e).__name__}: {e}", True, traceback.format_exc()) from None
     except Exception as e:
-        raise EpisodeError(label(job), f"{type(e).__name__}: {e}", False, traceback.format_exc()) from None
+        # Expected errors (a bad spec, a missing model: compass.core.errors) need no traceback.
+        expected = is_expected(e)
+        raise EpisodeError(label(job), f"{type(e).__name__}: {e}", expected, traceback.format_exc()) from None
 
 
 def _play(job: Job) -> dict[str, Any]:
@@ -188,39 +189,26 @@ def _play(job: Job) -> dict[str, Any]:
         )
         if "library" in kinds or any(a.kind == "library" for a in enemy_map.values()):
             library.retrieve(cfg.task, k=1)  # loads the embedding model outside the timed episode
-        comm = CommProtocol(cfg.comm, seed=cfg.seed)
-        comm.reset(cfg.seed)
-        scorer = family.make_scorer(env) if family.make_scorer else None
-        runner = EpisodeRunner(
-            team_env,
-            planner,
+        tab = table(
             cfg,
-            writer,
-            comm=comm,
-            on_step=scorer.on_step if scorer else None,
+            planner,
+            env=team_env,
+            writer=writer,
+            score_env=env,
             external=frozenset(u for c in ally_ctrl for u in c.units),
         )
-
-        async def play() -> dict:
-            try:
-                if scorer is not None:
-                    scorer.start()
-                row = (await runner.run_episode(0, cfg.seed)).as_dict()
-                if scorer is not None:
-                    row["metrics"] = scorer.finish()
-                row["vlm"] = planner.usage_for_episode(0) or {}
-                return row
-            finally:
-                await planner.aclose()
-
         t0 = time.perf_counter()
         try:
-            ep = asyncio.run(play())
+            (played,) = asyncio.run(play(tab, [(0, cfg.seed)]))
             wall = time.perf_counter() - t0
         finally:
             writer.close()
             if isinstance(team_env, TeamEnv):
                 team_env.close()
+        ep = played.result.as_dict()
+        if played.metrics is not None:
+            ep["metrics"] = played.metrics
+        ep["vlm"] = played.usage or {}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return episode_row(job.config, job.env, job.seed, ep, wall, family.name)

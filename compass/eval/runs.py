@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from compass.core.runformat import RunFiles, RunFormatError, RunSummary, read_summary
 from compass.eval.episode import episode_row
 from compass.eval.store import EPISODES, META, read_meta, read_rows
 
@@ -24,15 +24,10 @@ class RunInfo:
     headline: str
 
 
-def _run_summary(path: Path) -> dict[str, Any] | None:
-    f = path / "summary.json"
-    if not f.exists():
-        return None
-    try:
-        s = json.loads(f.read_text(encoding="utf-8"))
-    except json.JSONDecodeError:
-        return None
-    return s if isinstance(s, dict) and isinstance(s.get("episodes"), list) and "run_id" in s else None
+def _run_summary(path: Path) -> RunSummary | None:
+    """A finished ``compass run``'s summary; None when ``path`` has none. A summary of a newer
+    format (or of the wrong shape) is a :class:`~compass.core.runformat.RunFormatError`."""
+    return read_summary(path)
 
 
 def is_eval_dir(path: Path) -> bool:
@@ -46,11 +41,11 @@ def run_rows(path: Path) -> list[dict[str, Any]]:
     s = _run_summary(path)
     if s is None:
         raise FileNotFoundError(f"{path} is neither an eval directory nor a finished compass run")
-    family = family_for_env(s["env"]).name
+    family = family_for_env(s.env).name
     # A run's summary holds no per-episode wall time: NaN (shown as "-"), not a measured 0.
     return [
-        episode_row(s["run_id"], s["env"], ep["seed"], ep, float(ep.get("wall_s", "nan")), family)
-        for ep in s["episodes"]
+        episode_row(s.run_id, s.env, ep["seed"], ep, float(ep.get("wall_s", "nan")), family)
+        for ep in s.episodes
     ]
 
 
@@ -102,20 +97,23 @@ def list_runs(out: Path) -> list[RunInfo]:
                 )
             )
             continue
-        s = _run_summary(p)
+        try:
+            s = _run_summary(p)
+        except RunFormatError as e:  # listed, saying why it cannot be read
+            infos.append(RunInfo(p, "run", [], [], 0, None, p.stat().st_mtime, f"unreadable: {e}"))
+            continue
         if s is None:
             continue
-        o = s.get("overall", {})
-        head = s.get("headline") or f"win rate {o.get('win_rate', 0):.2f}"
+        head = s.headline or f"win rate {s.overall.get('win_rate', 0):.2f}"
         infos.append(
             RunInfo(
                 p,
                 "run",
-                [s["env"]],
-                [s.get("planner", "")],
-                len(s["episodes"]),
+                [s.env],
+                [s.planner or ""],
+                len(s.episodes),
                 None,
-                (p / "summary.json").stat().st_mtime,
+                RunFiles(p).summary.stat().st_mtime,
                 head,
             )
         )

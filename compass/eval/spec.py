@@ -31,11 +31,12 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from compass.config import RunConfig
+from compass.core.errors import CompassError
 
 _NOT_PER_EPISODE = ("episodes", "seed", "out", "run_id", "video")
 
 
-class SpecError(ValueError):
+class SpecError(CompassError, ValueError):
     """A spec that cannot run; the message names file, line and field."""
 
 

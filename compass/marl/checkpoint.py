@@ -18,13 +18,14 @@ from typing import Any
 
 from flax import serialization
 
+from compass.core.errors import CompassError
 from compass.marl.config import MappoConfig, dump_config
 from compass.util.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
 
 FORMAT = "compass-mappo/1"
 
 
-class CheckpointError(ValueError):
+class CheckpointError(CompassError, ValueError):
     """A checkpoint folder that is missing, incomplete or for another environment."""
 
 

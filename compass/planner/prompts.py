@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
+from compass.core.errors import CompassError
 from compass.core.family import get_family
 from compass.sandbox.reference import api_reference, sandbox_rules
 
@@ -59,7 +60,7 @@ _SLOT = re.compile(r"<<<([A-Za-z0-9_]+)>>>")
 FORMAT_MARKER = "You should only respond in the format described below"
 
 
-class TemplateError(ValueError):
+class TemplateError(CompassError, ValueError):
     """A template names a placeholder nobody fills, or a fill misses one."""
 
 

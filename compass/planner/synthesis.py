@@ -23,10 +23,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from compass.core.errors import CompassError
 from compass.core.family import get_family
 from compass.core.types import AgentView
 from compass.sandbox import SkillError, compile_skill
-from compass.sandbox.runtime import candidate_executor
+from compass.sandbox.executors import candidate_executor
 from compass.skills.skill import Skill, rename_function
 
 NESTED = ("score_target", "control_logic")
@@ -38,7 +39,7 @@ _STOP = frozenset(
 )
 
 
-class MergeError(ValueError):
+class MergeError(CompassError, ValueError):
     """The generated code cannot be turned into a skill (wrong shape, unknown helper...).
 
     ``cause`` names the stage that refused it: ``shape``, ``syntax``, ``encoding``, ``recursion``,

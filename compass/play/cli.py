@@ -115,3 +115,8 @@ def play_command(
         asyncio.run(main())
     except KeyboardInterrupt:
         pass
+
+
+def register(app: typer.Typer, skills: typer.Typer) -> None:
+    """Add ``play`` to the ``compass`` command line."""
+    app.command("play")(play_command)

@@ -24,6 +24,7 @@ from typing import Any
 from compass.config import RunConfig
 from compass.core.controller import ALLY
 from compass.core.family import family_for_env, make_env
+from compass.core.runformat import FORMAT_VERSION
 from compass.play.human import Board, HumanController
 
 #: a participant id as it may appear in a URL and a run id (MUG-style study links)
@@ -141,6 +142,10 @@ class Sitting:
 
     async def _play(self) -> None:
         from compass.comm import CommProtocol
+        from compass.episode.rundir import finish_manifest, readable_id, write_manifest
+        from compass.episode.runner import EpisodeRunner
+        from compass.episode.session import library_root_for
+        from compass.episode.trace import RunWriter
         from compass.eval.controllers import (
             SKILL_KINDS,
             FixedSkillPlanner,
@@ -152,11 +157,7 @@ class Sitting:
         )
         from compass.eval.stats import summarize_outcomes
         from compass.planner.base import LibraryPlanner
-        from compass.rundir import finish_manifest, readable_id, write_manifest
-        from compass.runner import EpisodeRunner
-        from compass.session import library_root_for
         from compass.skills.library import SkillLibrary
-        from compass.trace import RunWriter
 
         self._loop, self._next = asyncio.get_running_loop(), asyncio.Event()
         s = self.settings
@@ -288,6 +289,7 @@ class Sitting:
             writer.close(complete=True)
             played = [e for e in episodes if e["outcome"] != "abandoned"]
             summary: dict[str, Any] = {
+                "format_version": FORMAT_VERSION,
                 "run_id": run_dir.name,
                 "env": cfg.env,
                 "planner": cfg.planner,

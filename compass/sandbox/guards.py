@@ -36,6 +36,8 @@ from RestrictedPython import safe_builtins
 from RestrictedPython.Guards import full_write_guard
 from RestrictedPython.transformer import INSPECT_ATTRIBUTES
 
+from compass.core.errors import CompassError
+
 MAX_SEQUENCE = 1_000_000  # elements (or characters) a skill may build in one operation
 MAX_INT_BITS = 100_000
 MAX_WIDTH = 10_000  # format widths and precisions
@@ -50,8 +52,10 @@ SIZED_METHODS = frozenset(
 )
 
 
-class SkillError(Exception):
+class SkillError(CompassError):
     """A skill failed: it raised, ran out of budget, returned a bad action or did not compile."""
+
+    exit_code = 1  # the request was fine; the skill's code is what failed
 
     def __init__(self, message: str, skill: str = "", kind: str = "runtime", traceback: str = "") -> None:
         super().__init__(message)

@@ -8,15 +8,12 @@ default action.
 from __future__ import annotations
 
 import ast
-import atexit
 import hashlib
 import importlib
 import random
 import sys
-import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import CodeType, ModuleType
 from typing import Protocol
@@ -350,53 +347,3 @@ def _skill_traceback(skill: CompiledSkill, limit: int = 8) -> str:
 def _restricted_errors(e: SyntaxError) -> str:
     errors = e.args[0] if e.args and isinstance(e.args[0], (tuple, list)) else e.args
     return "; ".join(str(x) for x in errors)
-
-
-ISOLATION_MODES = ("process", "inprocess")
-
-
-def make_executor(api: str, seed: int, isolation: str = "process", workers: int = 1) -> Executor:
-    """The executor for a run: isolated worker processes (default) or in-process (trusted skills only).
-
-    ``workers`` is the size of the worker pool (one is enough on two cores); in-process ignores it.
-    """
-    if isolation == "process":
-        from compass.sandbox.isolated import IsolatedExecutor
-
-        return IsolatedExecutor(api, seed=seed, workers=workers)
-    if isolation != "inprocess":
-        raise ValueError(f"unknown isolation {isolation!r}; valid: {', '.join(ISOLATION_MODES)}")
-    return SkillExecutor(api, seed=seed)
-
-
-_POOL: dict[tuple[str, str, int], list[Executor]] = {}
-_POOL_LOCK = threading.Lock()
-
-
-@contextmanager
-def pooled_executor(api: str, seed: int, isolation: str = "process", workers: int = 1) -> Iterator[Executor]:
-    """An executor reset to ``seed``, taken from a per-process pool and given back afterwards.
-
-    Episodes, synthesis, repair and checks reuse warm executors (and their worker processes):
-    a worker starts once per process, not once per episode or per candidate. Reset gives the same
-    namespaces and ``random`` stream as a fresh executor.
-    """
-    key = (api, isolation, workers)
-    with _POOL_LOCK:
-        free = _POOL.setdefault(key, [])
-        executor = free.pop() if free else None
-    if executor is None:
-        executor = make_executor(api, seed, isolation, workers)
-        atexit.register(executor.close)
-    else:
-        executor.reset(seed)
-    try:
-        yield executor
-    finally:
-        with _POOL_LOCK:
-            _POOL[key].append(executor)
-
-
-def candidate_executor(api: str, seed: int, isolation: str = "process"):
-    """The executor that tries candidate skills (synthesis, repair, checks): a pooled one."""
-    return pooled_executor(api, seed, isolation)

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
+from compass.core.errors import CompassError
 from compass.core.family import GameFamily, family_for_env, get_family
 from compass.skills.holdup import GATE_SEED, check_on_views, describe_test, evaluate_skill, judge
 from compass.skills.library import SkillLibrary
@@ -39,7 +40,7 @@ from compass.skills.skill import Skill, parse_skill_source
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
 
-class DemoError(ValueError):
+class DemoError(CompassError, ValueError):
     """Demonstrations that cannot be used (the message says which file and why)."""
 
 
@@ -70,7 +71,7 @@ class Demos:
 
 def load_demos(path: str | Path, family: str | None = None, need_trajectories: bool = False) -> Demos:
     """Find episodes under ``path`` (``*.jsonl`` trajectories, ``*.mp4`` videos, checkpoints' meta)."""
-    from compass.demos.record import read_trajectory
+    from compass.episode.recording import read_trajectory
 
     root = Path(path)
     if not root.exists():
@@ -168,7 +169,7 @@ def bootstrap_offline(
     demos = load_demos(demos_dir, family_name, need_trajectories=True)
     if not demos.with_trajectory:
         raise DemoError(f"no trajectories in {demos.root}: offline bootstrapping measures tactics from them")
-    family = family_for_env(demos.env) if demos.env else get_family(family_name or "combat")
+    family = family_for_env(demos.env)  # trajectories name their env (demos.env is set)
     try:
         fitter = importlib.import_module(f"{family.package}.demo_fit")
     except ModuleNotFoundError:
@@ -233,42 +234,21 @@ class KeyFrame:
     events: tuple[str, ...]
 
 
-def trajectory_events(steps: list[dict[str, Any]]) -> dict[int, list[str]]:
-    """Events per step from a trajectory: first contact, focus fire, kills, deaths, retreats."""
-    from compass.games.combat.text import ATTACK_OFFSET, DIRECTION_VECTORS  # combat trajectories only
-
-    out: dict[int, list[str]] = {}
-    contact = False
-    last_focus = -10
-    for rec in steps:
-        t = rec["t"]
-        ev: list[str] = []
-        alive = [u for u in rec["units"] if u.get("alive")]
-        sees = any("Enemy #" in u["obs"] for u in alive)
-        if sees and not contact:
-            ev.append("first contact: the teams see each other")
-            contact = True
-        targets = [u["action"] - ATTACK_OFFSET for u in alive if u["action"] >= ATTACK_OFFSET]
-        if targets:
-            tgt, n = max(((x, targets.count(x)) for x in set(targets)), key=lambda p: (p[1], -p[0]))
-            if n >= 3 and t - last_focus > 5:
-                ev.append(f"focus fire: {n} allies attack enemy {tgt}")
-                last_focus = t
-        for d in rec.get("deaths", []):
-            ev.append(f"kill: {d} destroyed" if d.startswith("enemy") else f"death: {d} lost")
-        moving = [u for u in alive if u["action"] in DIRECTION_VECTORS]
-        if len(moving) >= 2 and contact and not targets:
-            ev.append(f"movement: {len(moving)} allies reposition (retreat or regroup)")
-        if ev:
-            out[t] = ev
-    return out
+def trajectory_events(family: GameFamily, steps: list[dict[str, Any]]) -> dict[int, list[str]] | None:
+    """Events per step of a trajectory, by the family's ``demo_fit.trajectory_events`` (combat:
+    first contact, focus fire, kills, deaths, retreats); None when the family has none."""
+    try:
+        fit = importlib.import_module(f"{family.package}.demo_fit")
+    except ModuleNotFoundError:
+        return None
+    events = getattr(fit, "trajectory_events", None)
+    return events(steps) if events is not None else None
 
 
 _PRIORITY = ("first contact", "kill", "death", "focus fire", "movement")
 
 
-def key_frames_from_trajectory(ep: Episode, max_frames: int) -> list[KeyFrame]:
-    events = trajectory_events(ep.steps)
+def key_frames_from_trajectory(ep: Episode, max_frames: int, events: dict[int, list[str]]) -> list[KeyFrame]:
     ranked = sorted(events.items(), key=lambda kv: (min(_rank(e) for e in kv[1]), kv[0]))
     chosen: list[int] = []
     for t, _ in ranked:
@@ -438,8 +418,9 @@ async def bootstrap_vlm(
     for ep in demos.episodes:
         if ep.video is None:
             continue
-        if ep.header is not None:
-            frames += key_frames_from_trajectory(ep, per_episode)
+        events = trajectory_events(family, ep.steps) if ep.header is not None else None
+        if events is not None:
+            frames += key_frames_from_trajectory(ep, per_episode, events)
         else:
             frames += key_frames_by_difference(ep.video, per_episode, ep.name)
     if not frames:

@@ -13,15 +13,15 @@ with a ``text`` field per line, written by ``benchmarks/record_observations.py``
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from compass.core.family import get_family
-from compass.core.types import AgentView
-from compass.sandbox.runtime import candidate_executor
+from compass.sandbox.executors import candidate_executor
 from compass.skills.library import SkillLibrary
+from compass.skills.observations import load_observations, observations_path, recorded_views
+
+__all__ = ["CheckRow", "check_library", "load_observations", "observations_path"]
 
 
 @dataclass
@@ -37,25 +37,6 @@ class CheckRow:
         return not self.errors
 
 
-def observations_path(family: str) -> Path:
-    """Where the recorded observations of a skill family live."""
-    return get_family(family).observations_path
-
-
-def load_observations(path: str | Path) -> list[str]:
-    """Observation texts from a JSONL file (``{"text": ...}`` per line; blank lines skipped)."""
-    texts = []
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                texts.append(json.loads(line)["text"])
-            except (json.JSONDecodeError, KeyError, TypeError) as e:
-                raise ValueError(f"{path}:{n}: not an observation record ({e})") from None
-    return texts
-
-
 def check_library(
     lib: SkillLibrary, observations: Sequence[str] | None = None, seed: int = 0, isolation: str = "process"
 ) -> list[CheckRow]:
@@ -64,7 +45,7 @@ def check_library(
     ``observations`` are texts; by default the family's recorded file. A family without recorded
     observations (or without a text parser) is checked for compilation only (``runs == 0``).
     """
-    views = _views(lib.family, observations)
+    views = recorded_views(lib.family, observations)
     rows = []
     api = get_family(lib.family).skill_api
     for name in sorted(lib.compiled):
@@ -80,29 +61,3 @@ def check_library(
                 row.errors.append(f"{where}: [{result.error.kind}] {result.error}")
         rows.append(row)
     return rows
-
-
-def check_compiled(
-    compiled, family: str, limit: int | None = None, seed: int = 0, isolation: str = "process"
-) -> list[str]:
-    """Run one compiled skill on the family's recorded observations (as ``check_library`` does,
-    in the candidate executor: a hang or a crash is a reported failure); one message per failure."""
-    views = _views(family, None)[:limit]
-    if not views:
-        return []
-    with candidate_executor(get_family(family).skill_api, seed, isolation) as executor:
-        results = executor.run_batch([(compiled, view) for view in views])
-    return [
-        f"observation {k} (step {view.step}, agent {view.agent_id}): [{r.error.kind}] {r.error}"
-        for k, (view, r) in enumerate(zip(views, results, strict=True))
-        if r.error is not None
-    ]
-
-
-def _views(family: str, observations: Sequence[str] | None) -> list[AgentView]:
-    fam = get_family(family)
-    if observations is None:
-        if not fam.observations_path.exists():
-            return []
-        observations = load_observations(fam.observations_path)
-    return [fam.view_from_text(t) for t in observations]

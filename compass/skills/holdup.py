@@ -35,9 +35,10 @@ from typing import Any, Literal
 
 import numpy as np
 
+from compass.core.errors import CompassError
 from compass.core.family import GameFamily, get_family
 from compass.sandbox import SkillError, compile_skill
-from compass.sandbox.runtime import candidate_executor
+from compass.sandbox.executors import candidate_executor
 from compass.skills.library import SkillLibrary, header_length
 from compass.skills.skill import Skill
 
@@ -46,7 +47,7 @@ log = logging.getLogger(__name__)
 GateMode = Literal["off", "check", "eval"]
 
 
-class HoldUpError(ValueError):
+class HoldUpError(CompassError, ValueError):
     """A candidate that cannot even be evaluated (it does not load in a library of its own)."""
 
 
@@ -72,7 +73,7 @@ def check_on_views(
 
 def family_views(family: GameFamily) -> list:
     """The family's recorded observations as views (empty when it ships none)."""
-    from compass.skills.check import load_observations
+    from compass.skills.observations import load_observations
 
     if not family.observations_path.exists():
         return []
@@ -106,16 +107,6 @@ class _SplitPlanner:
     async def aclose(self) -> None: ...
 
 
-class _NoTrace:
-    """An evaluation episode writes no trace."""
-
-    def trace(self, record: dict) -> None: ...
-
-    def timing(self, record: dict) -> None: ...
-
-    def flush(self) -> None: ...
-
-
 async def evaluate_skill(
     lib: SkillLibrary,
     skill: Skill,
@@ -133,13 +124,11 @@ async def evaluate_skill(
     ``outcomes`` and, for a family with a scorer and a ``score_key``, ``score`` (the mean of that
     metric) with the per-episode ``scores``.
     """
-    from compass.comm import CommProtocol
     from compass.config import RunConfig
-    from compass.core.family import family_for_env, make_env
+    from compass.core.family import family_for_env
+    from compass.episode.pipeline import play, table
     from compass.planner.base import LibraryPlanner
-    from compass.runner import EpisodeRunner
 
-    family = family_for_env(env_spec)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / lib.family).mkdir()
@@ -155,29 +144,15 @@ async def evaluate_skill(
             else LibraryPlanner(one, skill.name)
         )
         cfg = RunConfig(env=env_spec, max_steps=max_steps, isolation=isolation)
-        env = make_env(env_spec, max_steps=max_steps)
-        comm = CommProtocol(cfg.comm, seed=cfg.seed)
+        family = family_for_env(env_spec)
         key = family.score_key if family.make_scorer is not None else None
-        scorer = family.make_scorer(env) if key else None
-        runner = EpisodeRunner(
-            env,
-            planner,
-            cfg,
-            _NoTrace(),
-            comm=comm,
-            on_step=scorer.on_step if scorer else None,
-        )
-        wins, rets, scores, outcomes = 0, [], [], []
-        for s in seeds:
-            comm.reset(s)
-            if scorer is not None:
-                scorer.start()
-            r = await runner.run_episode(0, s)
-            wins += r.outcome == "win"
-            rets.append(r.ret)
-            outcomes.append(r.outcome)
-            if scorer is not None:
-                scores.append(float(scorer.finish()[key]))
+        tab = table(cfg, planner, scored=key is not None)
+        # Every evaluation episode is the runner's episode 0 of its seed: nothing carries over.
+        played = await play(tab, [(0, s) for s in seeds])
+        wins = sum(p.result.outcome == "win" for p in played)
+        rets = [p.result.ret for p in played]
+        outcomes = [p.result.outcome for p in played]
+        scores = [float(p.metrics[key]) for p in played] if key else []
     out: dict[str, Any] = {
         "episodes": len(seeds),
         "wins": wins,

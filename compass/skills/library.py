@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from compass.core.errors import CompassError
 from compass.core.family import get_family
 from compass.sandbox import CompiledSkill, SkillError, compile_skill
 from compass.skills.embedding import Embedder
@@ -96,7 +97,7 @@ class LoadProblem:
         return f"{self.path.name}: {self.message}"
 
 
-class SkillEditError(ValueError):
+class SkillEditError(CompassError, ValueError):
     """A change refused before anything was written (the message names the line where it can)."""
 
 
@@ -483,7 +484,7 @@ class SkillLibrary:
         except (SkillError, ValueError, RecursionError) as e:
             raise SkillEditError(f"{name}.py: {_without_path(str(e), path)}") from None
         if run_observations:
-            from compass.skills.check import check_compiled
+            from compass.skills.observations import check_compiled
 
             errors = check_compiled(compiled, self.family, limit=20)
             if errors:

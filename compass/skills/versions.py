@@ -26,6 +26,8 @@ from pathlib import Path
 
 from filelock import FileLock
 
+from compass.core.errors import CompassError
+
 LOCK_FILE = ".compass.lock"
 #: Who made a change: a person, a model (synthesis, repair) or bootstrapping.
 AUTHOR_KINDS = ("person", "model", "bootstrap", "unknown")
@@ -33,7 +35,7 @@ _IGNORE = "# compass: usage statistics and lock/temporary files are not versione
 _SEP = "\x1f"
 
 
-class VersionError(ValueError):
+class VersionError(CompassError, ValueError):
     """A version store problem a user can act on (unknown version, git missing...)."""
 
 

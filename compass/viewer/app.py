@@ -20,6 +20,7 @@ from typing import Annotated, Any
 from fastapi import Body, FastAPI, HTTPException, Query
 from fastapi.responses import HTMLResponse, Response
 
+from compass.core.runformat import RunFiles
 from compass.viewer.access import LOOPBACK_HOSTS, protect
 from compass.viewer.library import LibraryView, lineage, skill_row, usage_in_runs
 from compass.viewer.replay import ReplayCache, ReplayUnavailable
@@ -172,7 +173,7 @@ def create_app(
     @app.get("/api/runs/{run_id}/timings")
     def api_timings(run_id: str, episode: int | None = None) -> list[dict[str, Any]]:
         try:
-            path = store.run_dir(run_id) / "timings.jsonl"
+            path = RunFiles(store.run_dir(run_id)).timings
         except RunNotFound as e:
             raise not_found(e) from None
         out = []

@@ -103,3 +103,8 @@ def view_command(
         asyncio.run(main())
     except KeyboardInterrupt:
         pass
+
+
+def register(app: typer.Typer, skills: typer.Typer) -> None:
+    """Add ``view`` to the ``compass`` command line."""
+    app.command("view")(view_command)

@@ -1,5 +1,6 @@
 """Reading what ``compass run`` wrote: ``runs/<id>/summary.json``, ``trace.jsonl``, ``timings.jsonl``,
-and what ``compass eval`` wrote: ``runs/<name>/episodes.csv`` with its report and kept traces.
+and what ``compass eval`` wrote: ``runs/<name>/episodes.csv`` with its report and kept traces
+(a run directory's format: :mod:`compass.core.runformat`).
 
 The viewer reads only these files (never the live objects of a run). A trace is indexed once by
 byte offset (one pass, records kept as offsets, not parsed objects), so a page asks for a window
@@ -14,6 +15,8 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from compass.core.runformat import RunFiles, RunFormatError, read_summary
 
 #: Where optional prompt logs may live inside a run directory (``--log-prompts``).
 PROMPT_DIRS = ("prompts", "prompt_logs")
@@ -72,12 +75,7 @@ class RunStore:
 
     def run_dir(self, run_id: str) -> Path:
         d = self.dir.joinpath(*_safe_id(run_id))
-        if not d.is_dir() or not (
-            (d / "summary.json").exists()
-            or (d / "trace.jsonl").exists()
-            or (d / "trace.jsonl.partial").exists()
-            or _is_eval_dir(d)
-        ):
+        if not (RunFiles(d).is_run() or (d.is_dir() and _is_eval_dir(d))):
             raise RunNotFound(f"no run {run_id!r} in {self.dir}")
         return d
 
@@ -99,21 +97,29 @@ class RunStore:
         return rows
 
     def summary(self, run_id: str) -> dict[str, Any] | None:
-        """A ``compass run`` summary (an eval's summary.json, shaped differently, is not one)."""
-        path = self.run_dir(run_id) / "summary.json"
+        """A ``compass run`` summary (None: none yet, unreadable, or an eval's, shaped differently)."""
         try:
-            s = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
+            s = read_summary(self.run_dir(run_id))
+        except (OSError, RunFormatError):
             return None
-        return s if isinstance(s, dict) and isinstance(s.get("episodes"), list) else None
+        return s.raw if s is not None else None
 
     def run_row(self, run_id: str) -> dict[str, Any]:
         d = self.run_dir(run_id)
         if _is_eval_dir(d):
             return self.eval_row(run_id)
-        s = self.summary(run_id)
-        status = "finished" if s is not None and (d / "trace.jsonl").exists() else "incomplete"
-        if s is None:
+        try:
+            typed = read_summary(d)
+        except (OSError, RunFormatError) as e:  # listed, with why it cannot be shown
+            return {
+                "id": run_id,
+                "kind": "run",
+                "status": f"unreadable: {e}",
+                "episodes": [],
+                "n_episodes": 0,
+            }
+        status = "finished" if typed is not None and RunFiles(d).trace.exists() else "incomplete"
+        if typed is None:
             # No summary (an eval's kept trace, or a run still going): episodes from the trace.
             cfg = self._run_start(run_id) or {}
             c = cfg.get("config", {})
@@ -121,7 +127,7 @@ class RunStore:
             return {
                 "id": run_id,
                 "kind": "run",
-                "status": "finished" if (d / "trace.jsonl").exists() else "incomplete",
+                "status": "finished" if RunFiles(d).trace.exists() else "incomplete",
                 "env": c.get("env"),
                 "planner": c.get("planner"),
                 "vlm": c.get("vlm"),
@@ -133,26 +139,26 @@ class RunStore:
                 "cost_usd": round(sum(e["cost_usd"] for e in eps), 6),
                 "skill_errors": sum(e["skill_errors"] for e in eps),
             }
-        eps = [self._episode_row(e) for e in s.get("episodes", [])]
-        usage = s.get("vlm_usage") or {}
-        total = usage.get("total", usage) if isinstance(usage, dict) else {}
+        eps = [self._episode_row(e) for e in typed.episodes]
+        usage = typed.vlm_usage or {}
+        total = usage.get("total", usage)
         return {
             "id": run_id,
             "kind": "run",
             "status": status,
-            "env": s.get("env"),
-            "planner": s.get("planner"),
-            "vlm": s.get("vlm"),
-            "seed": s.get("seed"),
-            "comm": s.get("comm"),
+            "env": typed.env,
+            "planner": typed.planner,
+            "vlm": typed.vlm,
+            "seed": typed.seed,
+            "comm": typed.comm,
             "n_episodes": len(eps),
             "wins": sum(1 for e in eps if e["outcome"] == "win"),
-            "headline": s.get("headline"),
+            "headline": typed.headline,
             "tokens": sum(e["tokens"] for e in eps) or _tokens(total),
             "cost_usd": round(sum(e["cost_usd"] for e in eps), 6),
             "skill_errors": sum(e["skill_errors"] for e in eps),
             "episodes": eps,
-            "video": s.get("video"),
+            "video": typed.video,
         }
 
     def _trace_episodes(self, run_id: str) -> list[dict[str, Any]]:
@@ -247,10 +253,9 @@ class RunStore:
     # --- trace index ------------------------------------------------------------------------
 
     def trace_path(self, run_id: str) -> Path:
-        d = self.run_dir(run_id)
-        for name in ("trace.jsonl", "trace.jsonl.partial"):
-            if (d / name).exists():
-                return d / name
+        path = RunFiles(self.run_dir(run_id)).trace_file()
+        if path is not None:
+            return path
         raise RunNotFound(f"run {run_id!r} has no trace")
 
     def index(self, run_id: str) -> TraceIndex:

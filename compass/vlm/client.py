@@ -155,9 +155,7 @@ class VLMClient:
         if exc.status is None:
             return f"cannot reach {where}: {exc}; is the server running? Start it, or fix the URL in --vlm"
         if exc.status in (401, 403):
-            key = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}.get(
-                self.backend.name, "the key"
-            )
+            key = _key_env(self.backend.name) or "the key"
             return f"{where} refused the key (status {exc.status}): {exc}; check {key}"
         if exc.status == 404:
             return f"{where}: model or endpoint not found (status 404): {exc}; check the model name and URL"
@@ -275,9 +273,8 @@ class VLMClient:
             tries += " (not retryable)"
         hint = ""
         if exc.status in (401, 403):
-            hint = {"openai": " - check OPENAI_API_KEY", "anthropic": " - check ANTHROPIC_API_KEY"}.get(
-                self.backend.name, ""
-            )
+            key = _key_env(self.backend.name)
+            hint = f" - check {key}" if key else ""
         return f"VLM call to {self.label} failed {tries} ({status}): {exc}{hint}"
 
     def _log_retry(self, state: RetryCallState) -> None:
@@ -301,3 +298,11 @@ class VLMClient:
 
     def __repr__(self) -> str:
         return f"VLMClient({self.label!r}, concurrency={self.config.concurrency})"
+
+
+def _key_env(backend: str) -> str | None:
+    """The API-key variable of ``backend`` (:data:`compass.vlm.spec.BACKENDS`), if it has one."""
+    from compass.vlm.spec import BACKENDS
+
+    kind = BACKENDS.get(backend)
+    return kind.key_env if kind is not None else None

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from compass.core.errors import CompassError
 
-class VLMError(RuntimeError):
-    """A VLM call (or client setup) failed for good; the message says what and how to fix it."""
+
+class VLMError(CompassError, RuntimeError):
+    """A VLM call (or client setup) failed for good; the message says what and how to fix it.
+
+    Exit code 1 from every command (``docs/vlm.md``): without its model a run has no result."""
+
+    exit_code = 1
 
 
 class VLMFatalError(VLMError):

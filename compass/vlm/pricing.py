@@ -16,8 +16,13 @@ DEFAULT_PRICES: dict[str, Price] = {
     "claude-3-5-haiku": (0.80, 4.00),
 }
 
-#: Backends that run on our own hardware or answer from a recording: always free.
-FREE_BACKENDS = frozenset({"hf", "replay", "fake", "local"})
+
+def _free_backends() -> frozenset[str]:
+    """Backends that run on our own hardware or answer from a recording (``BackendKind.free``);
+    ``local`` is kept for usage records written before the registry."""
+    from compass.vlm.spec import BACKENDS
+
+    return frozenset({p for p, b in BACKENDS.items() if b.free} | {"local"})
 
 
 def _lookup(model: str, table: Mapping[str, Price]) -> Price | None:
@@ -36,7 +41,7 @@ def price_for(backend: str, model: str, overrides: Mapping[str, Price] | None = 
         price = _lookup(model, overrides)
         if price is not None:
             return price
-    if backend in FREE_BACKENDS:
+    if backend in _free_backends():
         return (0.0, 0.0)
     return _lookup(model, DEFAULT_PRICES)
 

@@ -7,12 +7,12 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from compass.core.runformat import TRACE
 from compass.vlm.keys import prompt_key
 from compass.vlm.types import Completion, VLMRequest
 
 log = logging.getLogger(__name__)
 
-TRACE_FILE = "trace.jsonl"
 KIND = "vlm"
 
 
@@ -49,7 +49,7 @@ def vlm_trace_record(
 def trace_path(run_dir: str | Path) -> Path:
     """``RUN_DIR/trace.jsonl``; a path to a ``.jsonl`` file is taken as is."""
     path = Path(run_dir).expanduser()
-    return path if path.suffix == ".jsonl" else path / TRACE_FILE
+    return path if path.suffix == ".jsonl" else path / TRACE
 
 
 def read_vlm_records(path: str | Path) -> list[dict[str, Any]]:

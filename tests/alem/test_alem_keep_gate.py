@@ -13,9 +13,9 @@ from alem_testlib import needs_alem
 
 from compass.config import RunConfig
 from compass.core.family import get_family
-from compass.session import run
+from compass.episode.session import run
+from compass.episode.trace import read_trace
 from compass.skills.library import SkillLibrary
-from compass.trace import read_trace
 from tests.fakes.fake_vlm_server import FakeVLMServer
 from tests.planner.alem_candidates import BROKEN, WORSE, CandidatePool, better_source
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from compass.config import RunConfig
-from compass.session import run
+from compass.episode.session import run
 
 
 def test_alem_run_reports_base_coord_total_with_cis(tmp_path):

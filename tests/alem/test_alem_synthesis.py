@@ -11,9 +11,9 @@ from alem_testlib import needs_alem
 
 from compass.config import RunConfig
 from compass.core.family import get_family
-from compass.session import run
+from compass.episode.session import run
+from compass.episode.trace import read_trace
 from compass.skills.library import SkillLibrary
-from compass.trace import read_trace
 from tests.fakes.fake_vlm_server import FakeVLMServer
 from tests.planner.scripted import WHOLE_SKILL_NAME, ScriptedVLM, detect_module
 
@@ -66,11 +66,15 @@ def test_alem_synthesis_adds_a_whole_skill_that_is_then_used(alem_vlm_run):
     prompt = next(r.text for r in requests if detect_module(r.text) == "skill_synthesis")
     assert "ALEM" in prompt and "- coordination_target(d: ObsData" in prompt
     assert "Sandbox rules" in prompt and "<<<" not in prompt
+    # ... and tells the model how the team survives, with the survival API it needs.
+    assert "- bunker_step(d: ObsData" in prompt and "- escort_step(d: ObsData" in prompt
+    assert "How the team plays" in prompt and "never sleeps in the open" in prompt
 
     skill = SkillLibrary(lib_root, "alem").get(WHOLE_SKILL_NAME)
     assert skill.provenance == "generated"
     assert skill.meta["model"].startswith("openai:test-model@http://127.0.0.1:")
     assert skill.meta["replaced"] == "skill"
+    assert "bunker_step(d, base)" in skill.code and "shelter_time(d)" in skill.code  # the new API
     steps = [r for r in trace if r["kind"] == "step"]
     assert any(WHOLE_SKILL_NAME in s["skills"] for s in steps)
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from compass.cli import app
 from compass.core.family import get_family
-from compass.trace import read_trace
+from compass.episode.trace import read_trace
 from tests.fakes.fake_vlm_server import FakeVLMServer, Reply
 from tests.planner.scripted import ScriptedVLM
 

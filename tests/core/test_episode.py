@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from compass.config import RunConfig
-from compass.session import run
-from compass.trace import read_trace
+from compass.episode.session import run
+from compass.episode.trace import read_trace
 
 
 def test_library_episode_writes_trace_and_summary(tmp_path):

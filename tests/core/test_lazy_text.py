@@ -13,10 +13,10 @@ import pytest
 from compass.comm import CommProtocol
 from compass.config import RunConfig
 from compass.core.types import CURRENT_OBS
+from compass.episode.session import run
 from compass.games.combat.smax import SmaxEnv
 from compass.games.combat.text import render_combat_text
 from compass.sandbox import SkillExecutor, compile_skill
-from compass.session import run
 from compass.skills.library import SkillLibrary
 
 

@@ -13,10 +13,10 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-import compass.session
+import compass.episode.session
 from compass.cli import app
 from compass.config import RunConfig
-from compass.rundir import create_run_dir, read_manifest, readable_id
+from compass.episode.rundir import create_run_dir, read_manifest, readable_id
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,7 +59,7 @@ def _capture(monkeypatch) -> list[RunConfig]:
         seen.append(cfg)
         return {"overall": {"win_rate": 0.0, "win_rate_ci95": [0.0, 1.0]}, "episodes": [], "run_dir": "x"}
 
-    monkeypatch.setattr(compass.session, "run", fake_run)
+    monkeypatch.setattr(compass.episode.session, "run", fake_run)
     return seen
 
 

@@ -321,3 +321,27 @@ def test_vlm_bootstrap_constrains_the_tactic_analysis_to_its_schema(
     analysis = next(r for r in fake_vlm_server.requests if "Tactic Analysis Task" in r.text)
     schema = analysis.body["response_format"]["json_schema"]["schema"]
     assert "tactics" in schema["properties"]
+
+
+def test_bootstrap_without_its_model_exits_1_like_compass_run(heuristic_demos, tmp_path):
+    """A VLMError (here: a replay with no trace) ends ``skills bootstrap`` with exit code 1, as it
+    ends ``compass run`` (docs/vlm.md): the request was fine, the model is what is missing."""
+    out, _ = heuristic_demos
+    nowhere = tmp_path / "nowhere"
+    res = CliRunner().invoke(
+        app,
+        [
+            "skills",
+            "bootstrap",
+            "--demos",
+            str(out),
+            "--vlm",
+            f"replay:{nowhere}",
+            "--library",
+            str(tmp_path / "lib"),
+        ],
+    )
+    assert res.exit_code == 1, res.output
+    assert "no trace at" in " ".join(res.output.split()) and "Traceback" not in res.output
+    run = CliRunner().invoke(app, ["run", "--vlm", f"replay:{nowhere}", "--out", str(tmp_path / "runs")])
+    assert run.exit_code == res.exit_code

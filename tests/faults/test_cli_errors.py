@@ -88,13 +88,35 @@ def test_debug_shows_the_traceback(tmp_path, argv):
 
 
 def test_unexpected_failure_is_one_line_with_a_hint(monkeypatch, tmp_path):
-    import compass.session
+    import compass.episode.session
 
     def broken(*args, **kwargs):
         raise ZeroDivisionError("something inside broke")
 
-    monkeypatch.setattr(compass.session, "run", broken)
+    monkeypatch.setattr(compass.episode.session, "run", broken)
     result = _invoke("run", "--out", str(tmp_path))
     assert result.exit_code == 1
     lines = _error_lines(result.output)
     assert lines == ["error: ZeroDivisionError: something inside broke (run with --debug for the traceback)"]
+
+
+def test_one_exit_code_rule():
+    """compass/core/errors.py: a CompassError carries its code (VLMError, SkillError: 1; the
+    rest 2), a bad request is 2, anything else 1; only the last gets the --debug hint."""
+    from compass.cli.errors import describe
+    from compass.core.errors import CompassError, exit_code, is_expected
+    from compass.eval.spec import SpecError
+    from compass.sandbox import SkillError
+    from compass.vlm import VLMError
+
+    codes = {
+        VLMError("no model"): 1,
+        SkillError("bad skill"): 1,
+        CompassError("bad request"): 2,
+        FileNotFoundError("nope"): 2,
+        SpecError("bad spec"): 2,
+        ZeroDivisionError("bug"): 1,
+    }
+    assert {type(e).__name__: exit_code(e) for e in codes} == {type(e).__name__: c for e, c in codes.items()}
+    assert [is_expected(e) for e in codes] == [True, True, True, True, True, False]
+    assert describe(ZeroDivisionError("bug")) == "ZeroDivisionError: bug" and describe(VLMError("x")) == "x"

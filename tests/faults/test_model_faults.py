@@ -19,10 +19,10 @@ import pytest
 from compass.comm import CommProtocol
 from compass.config import RunConfig
 from compass.core.family import get_family
+from compass.episode.runner import EpisodeRunner
+from compass.episode.trace import RunWriter, read_trace
 from compass.planner.vlm_planner import VLMPlanner
-from compass.runner import EpisodeRunner
 from compass.skills.library import SkillLibrary
-from compass.trace import RunWriter, read_trace
 from compass.vlm import EmptyReply, MalformedReply, VLMClient, VLMConfig, VLMError, VLMRequest
 from tests.fakes.fake_vlm_server import FAULTS, FakeVLMServer, FaultInjector, Reply, fault_reply
 from tests.planner.scripted import ScriptedVLM, detect_module

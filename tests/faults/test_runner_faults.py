@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncio
 
 from compass.config import RunConfig
+from compass.episode.runner import EpisodeRunner
+from compass.episode.trace import RunWriter, read_trace
 from compass.planner.base import Decision, DecisionContext, LibraryPlanner
-from compass.runner import EpisodeRunner
 from compass.skills.library import SkillLibrary
-from compass.trace import RunWriter, read_trace
 
 
 class FlakyPlanner(LibraryPlanner):

@@ -42,12 +42,18 @@ FAULTY_SCORE = """def score_target(unit):
 WHOLE_SKILL_NAME = "zigzag_gather_wood"
 
 FAULTY_WHOLE = '''def zigzag_gather_wood(obs: str) -> int:
-    """Gather wood in a zigzag: chop the nearest known tree, explore toward stone when none is known."""
+    """Gather wood in a zigzag: chop the nearest known tree, explore toward stone when none is known;
+    from dusk to dawn shelter in stone by the base instead."""
     d = parse_obs(obs)
     if not d.alive or d.sleeping:
         return noop()
     if d.step >= {fail_at}:
         raise ValueError("zigzag table not initialised")
+    base = base_anchor(d)
+    if shelter_time(d) or d.energy <= 2:
+        step = bunker_step(d, base)
+        if step is not None:
+            return step
     tree = nearest(d, "tree")
     if tree is None:
         return explore(d, near="stone")

@@ -12,9 +12,9 @@ import pytest
 
 from compass.config import RunConfig
 from compass.core.family import get_family
-from compass.session import run
+from compass.episode.session import run
+from compass.episode.trace import read_trace
 from compass.skills.library import SkillLibrary
-from compass.trace import read_trace
 from compass.vlm.backends.base import PROBE_PROMPT
 from tests.fakes.fake_vlm_server import FakeVLMServer
 from tests.planner.scripted import ScriptedVLM, detect_module
@@ -117,9 +117,9 @@ def test_replay_reproduces_the_trace(recorded, tmp_path):
 def test_tiny_random_local_model_does_not_crash_an_episode(tmp_path, smax_protoss, monkeypatch):
     pytest.importorskip("transformers")
     from compass.comm import CommProtocol
+    from compass.episode.runner import EpisodeRunner
+    from compass.episode.trace import RunWriter
     from compass.planner.vlm_planner import PlannerSettings, VLMPlanner
-    from compass.runner import EpisodeRunner
-    from compass.trace import RunWriter
     from compass.vlm import VLMClient, VLMConfig
     from tests.fakes.tiny_vlm import build_tiny_llava
 

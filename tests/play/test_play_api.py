@@ -10,9 +10,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from compass.episode.trace import read_trace
 from compass.eval.runs import rows_of
 from compass.play.study import PlaySettings
-from compass.trace import read_trace
 from tests.play.conftest import Player, serve
 
 ENV = "smax:protoss_5_vs_5"

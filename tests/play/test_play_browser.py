@@ -9,8 +9,8 @@ import os
 
 import pytest
 
+from compass.episode.trace import read_trace
 from compass.play.study import PlaySettings
-from compass.trace import read_trace
 from tests.play.conftest import serve
 
 CHROMIUM = "/usr/bin/chromium"

@@ -15,8 +15,8 @@ import pytest
 from compass.config import RunConfig
 from compass.core.family import get_family
 from compass.sandbox import SkillExecutor, compile_skill
+from compass.sandbox.executors import make_executor
 from compass.sandbox.isolated import IsolatedExecutor
-from compass.sandbox.runtime import make_executor
 
 API = "compass.games.combat.skill_api"
 SLOW = "def slow(obs):\n    n = 0\n    for i in range(150000):\n        n += i\n    return STOP\n"
@@ -162,8 +162,8 @@ def test_worker_pool_pins_agents_and_survives_a_hang(views):
 @pytest.mark.slow  # embeds a new library and compiles SMAX
 def test_episode_with_hostile_skills_goes_on(tmp_path):
     """A real SMAX episode whose only skill hangs for agent 0 and bombs memory for agent 1."""
-    from compass.session import run
-    from compass.trace import read_trace
+    from compass.episode.session import run
+    from compass.episode.trace import read_trace
 
     lib = tmp_path / "lib" / "combat"
     lib.mkdir(parents=True)

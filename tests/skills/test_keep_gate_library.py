@@ -80,8 +80,8 @@ def test_dropped_skill_leaves_nothing(lib):
 
 
 def test_gate_is_off_by_default_and_a_bad_mode_is_one_clear_error():
+    from compass.cli.config_file import ConfigFileError, build_config
     from compass.config import RunConfig
-    from compass.config_file import ConfigFileError, build_config
 
     assert RunConfig().keep_gate == "off"
     assert RunConfig(keep_gate="eval", keep_gate_steps=50).keep_gate_steps == 50

@@ -12,8 +12,8 @@ import pytest
 
 from compass.config import RunConfig
 from compass.core.family import get_family
-from compass.session import run
-from compass.trace import read_trace
+from compass.episode.session import run
+from compass.episode.trace import read_trace
 from tests.fakes.fake_vlm_server import FakeVLMServer
 from tests.planner.scripted import ScriptedVLM, detect_module
 

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from PIL import Image
 
 from compass.config import RunConfig
-from compass.session import run
+from compass.episode.session import run
 from compass.viewer.replay import CHECKPOINT_EVERY, EpisodeReplay
 from compass.viewer.runs import RunStore
 

@@ -128,7 +128,7 @@ def test_library_search_edit_refusal_and_revert(viewer_url, recorded):
 
 
 def test_skill_page_data_has_lineage_stats_and_the_code_a_decision_ran(viewer_url):
-    from compass.trace import read_trace
+    from compass.episode.trace import read_trace
 
     lib = httpx.get(f"{viewer_url}/api/library").json()["families"]["combat"]["skills"]
     generated = [s for s in lib if s["provenance"] == "generated"]

@@ -13,9 +13,9 @@ import pytest
 
 from compass.config import RunConfig
 from compass.core.family import get_family
-from compass.rundir import read_manifest
-from compass.session import run
-from compass.trace import read_trace
+from compass.episode.rundir import read_manifest
+from compass.episode.session import run
+from compass.episode.trace import read_trace
 
 pytestmark = pytest.mark.slow
 

@@ -43,6 +43,12 @@ def _smacv2(scenario: str, options: EnvOptions) -> MultiAgentEnv:
     return make_smacv2(scenario, epo=options.epo, max_steps=options.max_steps)
 
 
+def _action_name(action: int, _agent: int) -> str:
+    from compass.games.combat.text import action_name
+
+    return action_name(action)
+
+
 def _controller(kind: str):
     def factory(env, team, units, arg):
         from compass.games.combat.controllers import CONTROLLERS
@@ -70,4 +76,5 @@ FAMILY = GameFamily(
     scenarios={"smax": tuple(SCENARIOS), "smacv2": tuple(s for s in SCENARIOS if "_5_vs_" in s)},
     controllers={"heuristic": _controller("heuristic"), "mappo": _controller("mappo")},
     human_keys=_human_keys,
+    action_name=_action_name,
 )

@@ -147,3 +147,32 @@ def fit(m: dict[str, Any]) -> dict[str, dict[str, Any]]:
     if m.get("target_priority"):
         out["focus_fire"]["type_priority"] = dict(m["target_priority"])
     return {k: dict(v) for k, v in out.items()}
+
+
+def trajectory_events(steps: list[dict[str, Any]]) -> dict[int, list[str]]:
+    """Events per step of a combat trajectory (key frames for bootstrapping from videos): first contact, focus fire, kills, deaths, retreats."""
+    out: dict[int, list[str]] = {}
+    contact = False
+    last_focus = -10
+    for rec in steps:
+        t = rec["t"]
+        ev: list[str] = []
+        alive = [u for u in rec["units"] if u.get("alive")]
+        sees = any("Enemy #" in u["obs"] for u in alive)
+        if sees and not contact:
+            ev.append("first contact: the teams see each other")
+            contact = True
+        targets = [u["action"] - ATTACK_OFFSET for u in alive if u["action"] >= ATTACK_OFFSET]
+        if targets:
+            tgt, n = max(((x, targets.count(x)) for x in set(targets)), key=lambda p: (p[1], -p[0]))
+            if n >= 3 and t - last_focus > 5:
+                ev.append(f"focus fire: {n} allies attack enemy {tgt}")
+                last_focus = t
+        for d in rec.get("deaths", []):
+            ev.append(f"kill: {d} destroyed" if d.startswith("enemy") else f"death: {d} lost")
+        moving = [u for u in alive if u["action"] in DIRECTION_VECTORS]
+        if len(moving) >= 2 and contact and not targets:
+            ev.append(f"movement: {len(moving)} allies reposition (retreat or regroup)")
+        if ev:
+            out[t] = ev
+    return out

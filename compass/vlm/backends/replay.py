@@ -7,6 +7,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from compass.core.runformat import TRACE, RunFiles, RunFormatError, read_manifest
 from compass.vlm.backends.base import Backend, BackendReply
 from compass.vlm.errors import VLMError, VLMFatalError
 from compass.vlm.keys import prompt_key
@@ -30,6 +31,12 @@ class ReplayBackend(Backend):
 
     def __init__(self, run_dir: str | Path) -> None:
         path = trace_path(run_dir)
+        manifest = RunFiles(path.parent).manifest
+        if path.name == TRACE and manifest.exists():
+            try:
+                read_manifest(path.parent)  # a run of a newer format is refused, not misread
+            except (OSError, RunFormatError) as exc:
+                raise VLMError(f"replay: {exc}") from None
         if not path.is_file():
             raise VLMError(f"replay: no trace at {path} (expected RUN_DIR/trace.jsonl)")
         try:
@@ -37,7 +44,7 @@ class ReplayBackend(Backend):
         except (OSError, ValueError) as exc:
             raise VLMError(f"replay: cannot read {path}: {exc}") from exc
         self.path = path
-        self.model = str(path.parent if path.name == "trace.jsonl" else path)
+        self.model = str(path.parent if path.name == TRACE else path)
         self._answers: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for record in records:
             self._answers[record["key_prompt"]].append(record)

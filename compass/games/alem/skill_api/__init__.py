@@ -11,6 +11,8 @@ The helpers live in layers, each importing only the ones above it:
 * :mod:`.knowledge` — geometry, the map as seen and remembered, creatures, team, inventory;
 * :mod:`.paths` — path finding, exploring, fleeing, acting on a tile;
 * :mod:`.tactics` — sealing a tunnel to sleep in, digging out;
+* :mod:`.survival` — the team's night routine (when to shelter, a stable shelter, stone for it),
+  a warrior escort, a plant farm by the base, descending;
 * :mod:`.coordination` — the team's conventions for coordination sites.
 
 :data:`EXPORTS` is the one list of names a skill sees; :func:`make_api` builds exactly those for
@@ -88,6 +90,17 @@ from compass.games.alem.skill_api.knowledge import (
     walkable,
 )
 from compass.games.alem.skill_api.paths import act_on, explore, face_free_tile, flee, greedy_step, path_to
+from compass.games.alem.skill_api.survival import (
+    base_anchor,
+    bunker_step,
+    descend_step,
+    escort_step,
+    farm_step,
+    shelter_plan,
+    shelter_time,
+    stone_needed,
+    time_of_day,
+)
 from compass.games.alem.skill_api.tactics import dig_out, dig_spot, enclosed, shelter_step, sleep_spot
 
 #: What ``parse_obs`` returns, then the records it holds (the prompts list their fields).
@@ -147,6 +160,16 @@ EXPORTS: tuple[str, ...] = (
     "dig_spot",
     "dig_out",
     "shelter_step",
+    # the team's survival routine
+    "time_of_day",
+    "shelter_time",
+    "base_anchor",
+    "shelter_plan",
+    "bunker_step",
+    "stone_needed",
+    "escort_step",
+    "farm_step",
+    "descend_step",
     # coordination
     "free_adjacent_tiles",
     "agents_adjacent",
@@ -262,8 +285,10 @@ __all__ = [
     "adjacent",
     "agents_adjacent",
     "ascend",
+    "base_anchor",
     "block_at",
     "build",
+    "bunker_step",
     "can_build_here",
     "can_mine",
     "coordination_rewards",
@@ -271,17 +296,20 @@ __all__ = [
     "craft",
     "default_action",
     "descend",
+    "descend_step",
     "dig_out",
     "dig_spot",
     "direction_to",
     "distance",
     "do",
     "enclosed",
+    "escort_step",
     "explore",
     "face",
     "face_free_tile",
     "facing",
     "facing_free_ground",
+    "farm_step",
     "flee",
     "free_adjacent_tiles",
     "greedy_step",
@@ -301,11 +329,15 @@ __all__ = [
     "place",
     "request",
     "rest",
+    "shelter_plan",
     "shelter_step",
+    "shelter_time",
     "sleep",
     "sleep_spot",
+    "stone_needed",
     "team_alive",
     "team_center",
     "teammate_ahead",
+    "time_of_day",
     "walkable",
 ]

@@ -113,20 +113,24 @@ def walkable(d: ObsData, xy: Point, unknown: bool = True) -> bool:
     return unknown if name is None else name in WALKABLE_BLOCKS
 
 
-def nearest(d: ObsData, names: str | list[str] | tuple[str, ...], remembered: bool = True) -> Point | None:
+def nearest(
+    d: ObsData, names: str | list[str] | tuple[str, ...], remembered: bool = True, solo: bool = False
+) -> Point | None:
     """Closest reachable tile of the given block name(s): visible first, else from memory (``remembered``).
 
     A solid target (tree, water, table...) counts only when one of its neighbours is open ground
     (or unseen), so the agent can stand next to it; walkable targets (ladders, ground) always count.
+    With ``solo``, tiles that carry a coordination requirement are skipped: a hard one never yields
+    to one agent and a soft one rarely does on Hard, so a lone gatherer would hit it forever.
     """
     wanted = {names} if isinstance(names, str) else set(names)
     seen = sorted((b for b in d.blocks if b.name in wanted), key=lambda b: (b.dist, b.y, b.x))
     for b in seen:
-        if _approachable(d, (b.x, b.y)):
+        if _approachable(d, (b.x, b.y)) and not (solo and _coordination_tile(d, (b.x, b.y))):
             return (b.x, b.y)
     if remembered and d.memory is not None:
         for p in d.memory.nearest_k(tuple(wanted), d.x, d.y, 12):
-            if _approachable(d, p):
+            if _approachable(d, p) and not (solo and _coordination_tile(d, p)):
                 return p
     return None
 

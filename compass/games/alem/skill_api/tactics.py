@@ -76,7 +76,9 @@ def dig_spot(d: ObsData, radius: int = 25) -> tuple[Point, Point, Point] | None:
     stone = np.pad(blocks == _STONE_ID, 3)
     solid = np.pad((blocks >= 0) & ~np.isin(blocks, list(_WALKABLE_IDS)), 3, constant_values=True)
     ground = np.pad(np.isin(blocks, list(_WALKABLE_IDS)), 3)
-    dig = stone | ground
+    # A coordination tile cannot be mined alone (a hard sync needs 2-3 agents at once): not a tunnel.
+    solo = np.pad(mem.coord[mem.level] == 0, 3, constant_values=True)
+    dig = (stone | ground) & solo
 
     def at(mask, dx, dy):  # mask shifted so that [y, x] reads the tile at (x + dx, y + dy)
         return mask[3 + dy : 3 + dy + h, 3 + dx : 3 + dx + w]

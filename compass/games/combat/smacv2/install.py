@@ -15,6 +15,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from compass.core.errors import CompassError
+
 # The map file every 10gen_<race> scenario loads (smacv2's map registry: map_name "32x32_flat").
 SMACV2_MAP_FILE = "32x32_flat.SC2Map"
 SMACV2_GIT = "git+https://github.com/oxwhirl/smacv2.git"
@@ -52,7 +54,7 @@ STEP_MAPS = (
 )
 
 
-class Smacv2NotInstalledError(ImportError):
+class Smacv2NotInstalledError(CompassError, ImportError):
     """smacv2, pysc2, StarCraft II or the SMACv2 maps are missing; the message says what to install."""
 
 

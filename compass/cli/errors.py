@@ -8,13 +8,14 @@ stderr and a non-zero exit code. ``--debug`` lets the exception through, with it
 from __future__ import annotations
 
 import logging
-from typing import Any
+import sys
+from typing import Any, NoReturn
 
 import typer
 from rich.markup import escape
 from typer.core import TyperGroup
 
-from compass.util.console import Console
+from compass.util.console import Console, print_exception
 
 try:  # typer >= 0.20 vendors click as typer._click; older typer uses click itself
     from typer._click.exceptions import ClickException
@@ -23,11 +24,11 @@ except ImportError:  # pragma: no cover
 
 import click
 
+from compass.core.errors import USER_ERRORS, exit_code, is_expected
+
 err = Console(stderr=True, soft_wrap=True)
 
-#: Exceptions that mean the user asked for something that cannot be done (bad path, bad spec...);
-#: they exit with 2 like option errors, anything else with 1.
-USER_ERRORS: tuple[type[BaseException], ...] = (ValueError, OSError, LookupError, ImportError)
+__all__ = ["USER_ERRORS", "ErrorReportingGroup", "exit_code", "fail", "report", "set_debug"]
 
 
 class _State:
@@ -47,17 +48,29 @@ def set_debug(debug: bool) -> None:
 def describe(exc: BaseException) -> str:
     """One line naming what failed: the message, prefixed by the type where the type is the news."""
     message = " ".join(str(exc).split()) or type(exc).__name__
-    if isinstance(exc, USER_ERRORS) or type(exc).__name__ in ("VLMError", "SkillError"):
-        return message
-    return f"{type(exc).__name__}: {message}"
+    return message if is_expected(exc) else f"{type(exc).__name__}: {message}"
 
 
 def report(exc: BaseException) -> int:
-    """Print ``exc`` as one ``error:`` line on stderr; the exit code it deserves."""
-    user = isinstance(exc, USER_ERRORS) or type(exc).__name__ == "VLMError"
-    hint = "" if user else " (run with --debug for the traceback)"
+    """Print ``exc`` as one ``error:`` line on stderr; the exit code it deserves
+    (:func:`compass.core.errors.exit_code`)."""
+    hint = "" if is_expected(exc) else " (run with --debug for the traceback)"
     err.print(f"[bold red]error:[/] {escape(describe(exc))}{hint}")
-    return 2 if user else 1
+    return exit_code(exc)
+
+
+def fail(message: str, code: int = 2, exc: BaseException | None = None) -> NoReturn:
+    """End the command: ``error: <message>`` on one line of stderr, exit ``code``.
+
+    With ``--debug`` the traceback of ``exc`` (default: the exception being handled) comes first.
+    A fresh console each time: progress displays swap ``sys.stderr`` while they run.
+    """
+    exc = exc or sys.exc_info()[1]
+    console = Console(stderr=True, soft_wrap=True)
+    if state.debug and exc is not None:
+        print_exception(console, exc)
+    console.print(f"[bold red]error:[/] {escape(message)}")  # one line, however long
+    raise typer.Exit(code)
 
 
 class ErrorReportingGroup(TyperGroup):

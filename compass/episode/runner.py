@@ -20,9 +20,9 @@ from compass.config import RunConfig, default_task
 from compass.core.controller import EpisodeStopped
 from compass.core.family import get_family
 from compass.core.types import EVENTS, AgentView, MultiAgentEnv
+from compass.episode.trace import TraceSink
 from compass.planner.base import Decision, DecisionContext, Planner
-from compass.sandbox.runtime import pooled_executor
-from compass.trace import RunWriter
+from compass.sandbox.executors import pooled_executor
 from compass.vlm.errors import VLMFatalError
 
 log = logging.getLogger(__name__)
@@ -76,7 +76,7 @@ class EpisodeRunner:
         env: MultiAgentEnv,
         planner: Planner,
         cfg: RunConfig,
-        writer: RunWriter,
+        writer: TraceSink,
         comm: Any = None,
         on_step: Any = None,
         external: frozenset[int] = frozenset(),
@@ -92,7 +92,7 @@ class EpisodeRunner:
         self.on_step = on_step
         # Agents whose actions come from elsewhere (compass.eval.controllers.TeamEnv): no decisions, no skills.
         self.external = external
-        # recorder(episode, seed) -> compass.demos.record.EpisodeRecorder: video/trajectory streamed per step
+        # recorder(episode, seed) -> compass.episode.recording.EpisodeRecorder: video/trajectory streamed per step
         self.recorder = recorder
         # act_external(episode, t, views) -> {agent: action}: awaited each step for external agents
         # (a person in `compass play`); its actions are the ones traced. It may raise EpisodeStopped.

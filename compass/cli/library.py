@@ -18,6 +18,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from compass.cli.errors import fail as _fail
 from compass.util.console import Console, print_code, print_table
 
 console = Console()
@@ -29,11 +30,6 @@ LibraryOpt = Annotated[
 FamilyOpt = Annotated[str, typer.Option(help="game family (combat, alem, ...)")]
 ReasonOpt = Annotated[str | None, typer.Option(help="why: stored with the version")]
 AuthorOpt = Annotated[str | None, typer.Option(help="who: default $COMPASS_AUTHOR, git's user.name or $USER")]
-
-
-def _fail(message: str, code: int = 2) -> None:
-    err.print(f"[bold red]error:[/] {escape(message)}")
-    raise typer.Exit(code)
 
 
 def _open(library: Path | None, family: str, create: bool = False):
@@ -71,16 +67,16 @@ def _guard(fn, *args, **kwargs):
         _fail(str(e), 1)
 
 
-def register(skills_app: typer.Typer) -> None:
+def register(app: typer.Typer, skills: typer.Typer) -> None:
     """Add the editing commands to the ``compass skills`` group."""
-    skills_app.command("init")(skills_init)
-    skills_app.command("add")(skills_add)
-    skills_app.command("edit")(skills_edit)
-    skills_app.command("rm")(skills_rm)
-    skills_app.command("rename")(skills_rename)
-    skills_app.command("diff")(skills_diff)
-    skills_app.command("history")(skills_history)
-    skills_app.command("revert")(skills_revert)
+    skills.command("init")(skills_init)
+    skills.command("add")(skills_add)
+    skills.command("edit")(skills_edit)
+    skills.command("rm")(skills_rm)
+    skills.command("rename")(skills_rename)
+    skills.command("diff")(skills_diff)
+    skills.command("history")(skills_history)
+    skills.command("revert")(skills_revert)
 
 
 def skills_init(

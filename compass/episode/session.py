@@ -12,17 +12,22 @@ from typing import Any
 from compass.comm import CommProtocol
 from compass.config import RunConfig
 from compass.core.family import GameFamily, family_for_env, make_env
+from compass.core.runformat import FORMAT_VERSION
+from compass.episode.pipeline import (
+    EachEpisode,
+    Observer,
+    PlayedEpisode,
+    Progress,
+    Table,
+    make_comm,
+    play,
+    table,
+)
+from compass.episode.rundir import create_run_dir, finish_manifest, write_manifest
+from compass.episode.trace import RunWriter
 from compass.eval.stats import summarize_outcomes
 from compass.planner.factory import make_planner, preflight
-from compass.rundir import create_run_dir, finish_manifest, write_manifest
-from compass.runner import EpisodeRunner
 from compass.skills.library import SkillLibrary, default_library_root
-from compass.trace import RunWriter
-
-
-def make_comm(cfg: RunConfig) -> CommProtocol:
-    """The communication protocol for ``cfg.comm`` (a typo in the mode lists the valid ones)."""
-    return CommProtocol(cfg.comm, seed=cfg.seed)
 
 
 def library_root_for(cfg: RunConfig, family: GameFamily, run_dir: Path) -> Path | None:
@@ -67,19 +72,19 @@ def make_gate(cfg: RunConfig, library: SkillLibrary, planner: Any):
     return gate
 
 
-def video_recorder(cfg: RunConfig, env, run_dir: Path):
+def video_recorder(cfg: RunConfig, run_dir: Path) -> Observer:
     """One followable MP4 per episode, streamed to ``run_dir/videos/episode_NNN.mp4`` while it runs."""
-    from compass.demos.record import EpisodeRecorder
+    from compass.episode.recording import Recording
 
     label = f"compass {cfg.planner} planner" + (f" ({cfg.vlm})" if cfg.vlm else "")
-
-    def make(episode: int, seed: int) -> EpisodeRecorder:
-        header = {"env": cfg.env, "seed": seed, "episode": episode}
-        return EpisodeRecorder(
-            env, run_dir / "videos", f"episode_{episode:03d}", header, trajectory=False, policy_label=label
-        )
-
-    return make
+    return Recording(
+        run_dir / "videos",
+        name=lambda episode, seed: f"episode_{episode:03d}",
+        header=lambda env, episode, seed: {"env": cfg.env, "seed": seed, "episode": episode},
+        label=label,
+        trajectory=False,
+        note=lambda header: {"video": f"videos/{header['video']}"},
+    )
 
 
 def run(
@@ -110,7 +115,7 @@ def run(
     try:
         library = SkillLibrary(library_root_for(cfg, family, run_dir), family.name)
         for problem in library.problems:  # on the console once, not only in the trace
-            logging.getLogger("compass.session").warning(
+            logging.getLogger(__name__).warning(
                 "%s %s: %s", "skipped" if problem.fatal else "ignored", problem.path, problem.message
             )
         planner = make_planner(cfg, library, client=client, run_dir=run_dir)
@@ -130,6 +135,19 @@ def run(
     return summary
 
 
+class _GateReview(Observer):
+    """Between episodes the keep gate keeps or drops what the episode wrote (traced, on the row)."""
+
+    def __init__(self, gate: Any) -> None:
+        self.gate = gate
+
+    async def episode_end(self, table: Table, played: PlayedEpisode) -> None:
+        entries = await self.gate.review(played.result.episode)
+        played.notes["keep_gate"] = entries
+        for entry in entries:
+            table.writer.trace({"kind": "keep_gate", **entry})
+
+
 def _play_run(
     cfg: RunConfig,
     family: GameFamily,
@@ -144,16 +162,7 @@ def _play_run(
     gate: Any = None,
 ) -> dict:
     writer = RunWriter(run_dir)
-    scorer = family.make_scorer(env) if family.make_scorer else None
-    runner = EpisodeRunner(
-        env,
-        planner,
-        cfg,
-        writer,
-        comm=comm,
-        on_step=scorer.on_step if scorer else None,
-        recorder=video_recorder(cfg, env, run_dir) if cfg.video else None,
-    )
+    tab = table(cfg, planner, env=env, comm=comm, writer=writer)
     writer.trace(
         {
             "kind": "run_start",
@@ -165,43 +174,33 @@ def _play_run(
     )
     episodes: list[dict] = []
 
-    async def play() -> None:
-        # One event loop for the whole run, so VLM clients keep one connection pool.
-        try:
-            for ep in range(cfg.episodes):
-                seed = cfg.seed + ep
-                comm.reset(seed)
-                tick = progress(ep, getattr(env, "max_steps", cfg.max_steps or 0)) if progress else None
-                if scorer is not None:
-                    scorer.start()
-                row = (await runner.run_episode(ep, seed, tick)).as_dict()
-                if cfg.video and runner.last_recording:
-                    row["video"] = f"videos/{runner.last_recording['video']}"
-                if scorer is not None:
-                    row[family.name] = scorer.finish()
-                    row["headline"] = scorer.describe_episode(row[family.name])
-                if gate is not None:  # between episodes: keep or drop what this one wrote
-                    row["keep_gate"] = await gate.review(ep)
-                    for entry in row["keep_gate"]:
-                        writer.trace({"kind": "keep_gate", **entry})
-                usage = planner.usage_for_episode(ep)
-                if usage is not None:
-                    row["vlm"] = usage
-                episodes.append(row)
-                if on_episode:
-                    on_episode(row)
-        finally:
-            await planner.aclose()
+    def report(played: PlayedEpisode) -> None:
+        row = played.row(family.name)
+        episodes.append(row)
+        if on_episode:
+            on_episode(row)
 
+    observers: list[Observer] = []
+    if progress is not None:
+        observers.append(Progress(progress))
+    if cfg.video:
+        observers.append(video_recorder(cfg, run_dir))
+    if gate is not None:
+        observers.append(_GateReview(gate))
+    observers.append(EachEpisode(report))
+    seeds = [(ep, cfg.seed + ep) for ep in range(cfg.episodes)]
     complete = False
     try:
-        asyncio.run(play())
+        # One event loop for the whole run, so VLM clients keep one connection pool.
+        asyncio.run(play(tab, seeds, observers))
         complete = True
     finally:
         writer.close(complete=complete)
         if not library.shipped:
             library.save_stats()  # the shipped library stays read-only
+    scorer = tab.scorer
     summary = {
+        "format_version": FORMAT_VERSION,
         "run_id": run_dir.name,
         "env": cfg.env,
         "planner": cfg.planner,

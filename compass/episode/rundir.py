@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from compass.config import RunConfig
+from compass.core.runformat import FORMAT_VERSION, MANIFEST, read_manifest
 from compass.util.atomic import atomic_write_json
 
-MANIFEST = "manifest.json"
+__all__ = ["create_run_dir", "finish_manifest", "read_manifest", "readable_id", "write_manifest"]
 
 
 def _clean(text: str, limit: int = 40) -> str:
@@ -83,6 +84,7 @@ def _now() -> str:
 def write_manifest(run_dir: Path, cfg: RunConfig, **fields: Any) -> dict[str, Any]:
     """Write ``manifest.json`` (status ``running``) with the full configuration."""
     manifest = {
+        "format_version": FORMAT_VERSION,
         "run_id": run_dir.name,
         "status": "running",
         "started": _now(),
@@ -103,10 +105,3 @@ def finish_manifest(run_dir: Path, manifest: dict[str, Any], error: BaseExceptio
         message = str(error).strip().splitlines()[0] if str(error).strip() else ""
         manifest["error"] = f"{type(error).__name__}: {message}" if message else type(error).__name__
     atomic_write_json(run_dir / MANIFEST, manifest)
-
-
-def read_manifest(run_dir: str | Path) -> dict[str, Any]:
-    """A run's manifest."""
-    import json
-
-    return json.loads((Path(run_dir) / MANIFEST).read_text(encoding="utf-8"))

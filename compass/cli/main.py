@@ -12,15 +12,15 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Column, Table
 
-from compass.cli_errors import ErrorReportingGroup, set_debug
-from compass.cli_errors import state as cli_state
-from compass.config import DEFAULT_ENV, RunConfig
-from compass.demos.cli import demos_app, skills_bootstrap
-from compass.eval.cli import register as register_eval
-from compass.library_cli import register as register_library_commands
-from compass.play.cli import play_command
-from compass.util.console import Console, log_handler, print_code, print_exception, print_table
-from compass.viewer.cli import view_command
+from compass.cli import library as library_cli
+from compass.cli.errors import ErrorReportingGroup, exit_code, set_debug
+from compass.cli.errors import fail as _fail
+from compass.config import RUN_DEFAULTS, RunConfig
+from compass.demos import cli as demos_cli
+from compass.eval import cli as eval_cli
+from compass.play import cli as play_cli
+from compass.util.console import Console, log_handler, print_code, print_table
+from compass.viewer import cli as viewer_cli
 
 app = typer.Typer(
     cls=ErrorReportingGroup,
@@ -30,19 +30,8 @@ app = typer.Typer(
 )
 skills_app = typer.Typer(no_args_is_help=True, help="Inspect and check the skill library.")
 app.add_typer(skills_app, name="skills")
-register_eval(app)  # compass eval, compass runs (compass/eval/cli.py)
-app.add_typer(demos_app, name="demos")
-skills_app.command("bootstrap")(skills_bootstrap)
 console = Console()
 err = Console(stderr=True, soft_wrap=True)
-
-
-def _fail(message: str, exc: BaseException | None = None, code: int = 2) -> None:
-    exc = exc or sys.exc_info()[1]
-    if cli_state.debug and exc is not None:  # --debug: the traceback of the error being reported
-        print_exception(err, exc)
-    err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)  # one line, however long
-    raise typer.Exit(code)
 
 
 @app.callback(invoke_without_command=True)
@@ -56,14 +45,13 @@ def main(
         ctx.invoke(run)
 
 
-@app.command()
 def run(
     ctx: typer.Context = None,  # type: ignore[assignment]  # None when `compass` runs the default
     env: Annotated[
         str, typer.Option(help="FAMILY:SCENARIO, e.g. smax:protoss_5_vs_5, smacv2:zerg_5_vs_6, alem:hard")
-    ] = DEFAULT_ENV,
-    episodes: Annotated[int, typer.Option(min=1)] = 1,
-    seed: int = 0,
+    ] = RUN_DEFAULTS.env,
+    episodes: Annotated[int, typer.Option(min=1)] = RUN_DEFAULTS.episodes,
+    seed: int = RUN_DEFAULTS.seed,
     planner: Annotated[
         str | None, typer.Option(help="library (no VLM) or vlm; default: vlm when --vlm is given")
     ] = None,
@@ -72,71 +60,91 @@ def run(
         typer.Option(
             help="openai:MODEL[@URL][?dialect=...], anthropic:MODEL[@URL], llamacpp:PATH.gguf, hf:PATH, replay:RUN_DIR"
         ),
-    ] = None,
+    ] = RUN_DEFAULTS.vlm,
     library: Annotated[
         Path | None, typer.Option(help="skill library root (holds one folder per game family)")
-    ] = None,
-    out: Annotated[Path, typer.Option(help="where run directories go")] = Path("runs"),
-    max_steps: Annotated[int | None, typer.Option(min=1, help="cap on episode length")] = None,
-    video: Annotated[bool, typer.Option(help="write videos/episode_NNN.mp4, one per episode")] = False,
+    ] = RUN_DEFAULTS.library,
+    out: Annotated[Path, typer.Option(help="where run directories go")] = RUN_DEFAULTS.out,
+    max_steps: Annotated[
+        int | None, typer.Option(min=1, help="cap on episode length")
+    ] = RUN_DEFAULTS.max_steps,
+    video: Annotated[
+        bool, typer.Option(help="write videos/episode_NNN.mp4, one per episode")
+    ] = RUN_DEFAULTS.video,
     epo: Annotated[
         bool, typer.Option(help="SMACv2 extended partial observability (prob_obs_enemy=0)")
-    ] = False,
-    comm: Annotated[str, typer.Option(help="multihop | onehop | full | none | lossy:P[:DELAY]")] = "multihop",
+    ] = RUN_DEFAULTS.epo,
+    comm: Annotated[
+        str, typer.Option(help="multihop | onehop | full | none | lossy:P[:DELAY]")
+    ] = RUN_DEFAULTS.comm,
     task: Annotated[
         str | None, typer.Option(help="the team's overall goal (default: the env family's)")
-    ] = None,
+    ] = RUN_DEFAULTS.task,
     skill: Annotated[
         str | None, typer.Option(help="library planner: every agent runs this named skill (no retrieval)")
-    ] = None,
-    decision_interval: Annotated[int, typer.Option(min=1, help="env steps between VLM decisions")] = 8,
-    reflection: Annotated[bool, typer.Option(help="--no-reflection: skip Self-Reflection (ablation)")] = True,
-    image: Annotated[bool, typer.Option(help="--no-image: text-only prompts (ablation)")] = True,
-    vlm_cache: Annotated[Path | None, typer.Option(help="disk cache of VLM responses")] = None,
+    ] = RUN_DEFAULTS.skill,
+    decision_interval: Annotated[
+        int, typer.Option(min=1, help="env steps between VLM decisions")
+    ] = RUN_DEFAULTS.decision_interval,
+    reflection: Annotated[
+        bool, typer.Option(help="--no-reflection: skip Self-Reflection (ablation)")
+    ] = RUN_DEFAULTS.reflection,
+    image: Annotated[
+        bool, typer.Option(help="--no-image: text-only prompts (ablation)")
+    ] = RUN_DEFAULTS.image,
+    vlm_cache: Annotated[
+        Path | None, typer.Option(help="disk cache of VLM responses")
+    ] = RUN_DEFAULTS.vlm_cache,
     isolation: Annotated[
         str,
         typer.Option(help="process (locked-down skill workers, default) | inprocess (trusted skills only)"),
-    ] = "process",
+    ] = RUN_DEFAULTS.isolation,
     sandbox_workers: Annotated[
         int, typer.Option(min=1, help="skill worker processes (--isolation process)")
-    ] = 1,
+    ] = RUN_DEFAULTS.sandbox_workers,
     config: Annotated[
         Path | None, typer.Option(help="YAML file of run settings; options given here override it")
     ] = None,
     run_id: Annotated[
         str | None, typer.Option(help="name of the run directory (default: a fresh unique id)")
-    ] = None,
-    max_repairs: Annotated[int, typer.Option(min=0, help="VLM fixes tried per broken skill")] = 2,
-    vlm_concurrency: Annotated[int, typer.Option(min=1, help="VLM calls in flight at once")] = 8,
+    ] = RUN_DEFAULTS.run_id,
+    max_repairs: Annotated[
+        int, typer.Option(min=0, help="VLM fixes tried per broken skill")
+    ] = RUN_DEFAULTS.max_repairs,
+    vlm_concurrency: Annotated[
+        int, typer.Option(min=1, help="VLM calls in flight at once")
+    ] = RUN_DEFAULTS.vlm_concurrency,
     vlm_output: Annotated[
         str, typer.Option(help="auto | json (schema-constrained answers) | text (the paper's format)")
-    ] = "auto",
+    ] = RUN_DEFAULTS.vlm_output,
     max_vlm_errors: Annotated[
         int, typer.Option(min=0, help="failed VLM calls after which the run stops with exit code 1")
-    ] = 10,
+    ] = RUN_DEFAULTS.max_vlm_errors,
     log_prompts: Annotated[
         bool, typer.Option(help="store prompts, images and raw responses in the run directory")
-    ] = False,
+    ] = RUN_DEFAULTS.log_prompts,
     vlm_max_tokens: Annotated[
         int | None, typer.Option(min=16, help="cap on every module's completion tokens (small local models)")
-    ] = None,
+    ] = RUN_DEFAULTS.vlm_max_tokens,
     keep_gate: Annotated[
         str,
         typer.Option(help="off | check | eval: keep new skills only when they hold up (docs/evolution.md)"),
-    ] = "off",
+    ] = RUN_DEFAULTS.keep_gate,
     keep_gate_episodes: Annotated[
         int, typer.Option(min=2, help="keep gate: evaluation episodes (paired seeds)")
-    ] = 20,
+    ] = RUN_DEFAULTS.keep_gate_episodes,
     keep_gate_steps: Annotated[
         int, typer.Option(min=1, help="keep gate: steps per evaluation episode")
-    ] = 300,
-    keep_gate_seed: Annotated[int, typer.Option(min=0, help="keep gate: first evaluation seed")] = 1000,
+    ] = RUN_DEFAULTS.keep_gate_steps,
+    keep_gate_seed: Annotated[
+        int, typer.Option(min=0, help="keep gate: first evaluation seed")
+    ] = RUN_DEFAULTS.keep_gate_seed,
     keep_gate_judge: Annotated[
         str, typer.Option(help="keep gate: team | author (only the agent that wrote the skill runs it)")
-    ] = "team",
+    ] = RUN_DEFAULTS.keep_gate_judge,
 ) -> None:
     """Play episodes and write runs/<run-id>/ (manifest.json, trace.jsonl, summary.json, optional video)."""
-    from compass.config_file import ConfigFileError, build_config, load_config_file
+    from compass.cli.config_file import ConfigFileError, build_config, load_config_file
 
     given = {k: v for k, v in locals().items() if k != "config" and k in RunConfig.model_fields}
     try:
@@ -146,7 +154,7 @@ def run(
         _fail(str(e))
     if "planner" not in file_values and planner is None:
         cfg = cfg.model_copy(update={"planner": "vlm" if cfg.vlm else "library"})
-    from compass.session import run as run_session
+    from compass.episode.session import run as run_session
     from compass.vlm import VLMError
 
     events = _console_events()
@@ -192,17 +200,16 @@ def run(
                 f"{row['skill_errors']} skill errors{extra}"
             )
 
-        failure: tuple[str, BaseException, int] | None = None
+        failure: BaseException | None = None
         try:
             summary = run_session(cfg, on_episode=on_episode, progress=progress)
-        except VLMError as e:  # the model is absent or the replay does not match: no result
-            failure = (str(e), e, 1)
-        except (ValueError, FileNotFoundError, FileExistsError, ImportError) as e:
-            failure = (str(e), e, 2)
+        # a model that is absent or a replay that does not match (exit 1); a bad request (exit 2)
+        except (VLMError, ValueError, FileNotFoundError, FileExistsError, ImportError) as e:
+            failure = e
         finally:
             logging.getLogger("compass").removeHandler(events)
     if failure is not None:  # reported once the progress display has let go of the terminal
-        _fail(*failure)
+        _fail(str(failure), exit_code(failure), failure)
     if "vlm_usage" in summary:
         _module_table(summary["vlm_usage"])
     if "headline" in summary:
@@ -282,7 +289,6 @@ LibraryOpt = Annotated[Path | None, typer.Option(help="skill library root")]
 FamilyOpt = Annotated[str, typer.Option(help="game family (compass.core.family: combat, alem, ...)")]
 
 
-@skills_app.command("list")
 def skills_list(library: LibraryOpt = None, family: FamilyOpt = "combat") -> None:
     """List skills with provenance, parent and usage."""
     lib = _library(library, family)
@@ -301,7 +307,6 @@ def skills_list(library: LibraryOpt = None, family: FamilyOpt = "combat") -> Non
     print_table(console, table)
 
 
-@skills_app.command("show")
 def skills_show(name: str, library: LibraryOpt = None, family: FamilyOpt = "combat") -> None:
     """Print one skill's file."""
     lib = _library(library, family)
@@ -312,7 +317,6 @@ def skills_show(name: str, library: LibraryOpt = None, family: FamilyOpt = "comb
     print_code(console, skill.file_text())
 
 
-@skills_app.command("search")
 def skills_search(query: str, k: int = 5, library: LibraryOpt = None, family: FamilyOpt = "combat") -> None:
     """Rank skills by similarity of their description to QUERY."""
     lib = _library(library, family)
@@ -326,7 +330,6 @@ def skills_search(query: str, k: int = 5, library: LibraryOpt = None, family: Fa
     print_table(console, table)
 
 
-@skills_app.command("check")
 def skills_check(library: LibraryOpt = None, family: FamilyOpt = "combat") -> None:
     """Compile every skill in the sandbox and run it on recorded observations."""
     from compass.skills.check import check_library
@@ -349,14 +352,31 @@ def skills_check(library: LibraryOpt = None, family: FamilyOpt = "combat") -> No
     console.print(f"[green]all {len(report)} skills compiled and ran cleanly[/]")
 
 
-register_library_commands(skills_app)  # add | edit | rm | rename | diff | history | revert
-app.command("view")(view_command)
-app.command("play")(play_command)
+def register(app: typer.Typer, skills: typer.Typer) -> None:
+    """Add ``run`` and ``skills list | show | search | check``."""
+    app.command("run")(run)
+    for name, fn in (
+        ("list", skills_list),
+        ("show", skills_show),
+        ("search", skills_search),
+        ("check", skills_check),
+    ):
+        skills.command(name)(fn)
+
+
+#: One way to add commands: each command module has ``register(app, skills)`` (the ``compass``
+#: app and its ``skills`` group); the order here is the order ``compass --help`` lists them in.
+COMMANDS = (
+    eval_cli.register,  # eval, runs ...
+    demos_cli.register,  # demos ..., skills bootstrap
+    register,  # run, skills list | show | search | check
+    library_cli.register,  # skills init | add | edit | rm | rename | diff | history | revert
+    viewer_cli.register,  # view
+    play_cli.register,  # play
+)
+for _register in COMMANDS:
+    _register(app, skills_app)
 
 
 def entrypoint() -> None:  # pragma: no cover - console script shim
     app(sys.argv[1:])
-
-
-if __name__ == "__main__":  # python -m compass.cli (runs this checkout, not an installed copy)
-    app()

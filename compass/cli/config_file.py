@@ -14,9 +14,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from compass.config import RunConfig
+from compass.core.errors import CompassError
 
 
-class ConfigFileError(ValueError):
+class ConfigFileError(CompassError, ValueError):
     """The config file cannot be read or does not describe a valid run (one line: what and where)."""
 
 

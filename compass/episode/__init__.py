@@ -1,0 +1,1 @@
+"""Playing episodes: the one pipeline every command plays through (:mod:`compass.episode.pipeline`)."""

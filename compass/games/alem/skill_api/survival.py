@@ -1,0 +1,181 @@
+"""Living through ALEM's nights as a team: when to shelter, a stable shelter to dig or seal, the
+stone it takes, a warrior escort, a plant farm by the base, and descending once a level is done.
+
+Why these exist (measured on tuning seeds, see docs/alem.md "How the team plays"): agents died at
+dusk and dawn with a pickaxe and stone in hand because the nearest tunnel changed as they moved,
+so they chased a new one every few steps with a zombie at their heels; and sleeping in the open
+(2.5x damage) ended the rest. Every helper returns an action index, or ``None`` when it has
+nothing to do, so skills chain them with ``or``.
+"""
+
+from __future__ import annotations
+
+from compass.games.alem.names import DESCEND, DO, MAP_SIZE, NOOP, PLACE_ACTIONS, SLEEP
+from compass.games.alem.obs import ObsData
+from compass.games.alem.skill_api.actions import move
+from compass.games.alem.skill_api.knowledge import (
+    Point,
+    direction_to,
+    distance,
+    facing,
+    hostile_mobs,
+    nearest,
+    walkable,
+)
+from compass.games.alem.skill_api.paths import act_on, path_to
+from compass.games.alem.skill_api.tactics import dig_spot, enclosed, sleep_spot
+
+DAY_LENGTH = 300  # ALEM's day: light 0.8 at step 0 of a day, darkest at 210, bright again by ~290
+
+
+def time_of_day(d: ObsData) -> int:
+    """Step within the current day (0..299); nights are dark from about 150 to 270."""
+    return d.step % DAY_LENGTH
+
+
+def shelter_time(d: ObsData, dusk: int = 120, dawn: int = 285) -> bool:
+    """Whether the agent should be in (or heading to) its shelter: from ``dusk`` to ``dawn`` in the day.
+
+    Zombies spawn far more in the dark and stay after dawn; going early leaves time to dig in.
+    """
+    t = time_of_day(d)
+    return dusk <= t < dawn if dusk < dawn else (t >= dusk or t < dawn)
+
+
+def base_anchor(d: ObsData) -> Point:
+    """The team's base: the remembered crafting table nearest the map centre (where the team
+    spawns), else the agent's own tile. A fixed point, so shelters and farms chosen around it do
+    not change while the agent walks."""
+    centre = (MAP_SIZE // 2, MAP_SIZE // 2)
+    if d.memory is not None:
+        tables = d.memory.known("crafting_table")
+        if tables:
+            return min(tables, key=lambda p: (distance(p, centre), p[1], p[0]))
+    return d.position
+
+
+def shelter_plan(
+    d: ObsData, anchor: Point | None = None, radius: int = 25
+) -> tuple[str, tuple[Point, Point, Point]] | None:
+    """The shelter this agent should use: ``("seal", (inner, outer, entrance))`` for a known dead-end
+    corridor it can close with one stone, or ``("dig", (stand, first, second))`` for a tunnel to dig
+    into stone. Chosen nearest ``anchor`` (default: the agent), so a fixed anchor gives a stable choice;
+    ``None`` when the agent lacks the stone or pickaxe that the known spots need.
+    """
+    here = anchor if anchor is not None else d.position
+    options: list[tuple[int, str, tuple[Point, Point, Point]]] = []
+    if d.inventory.get("stone", 0) >= 1:
+        spot = sleep_spot(_at(d, here), radius)
+        if spot is not None and distance(d.position, spot[0]) <= radius:
+            options.append((distance(here, spot[0]), "seal", spot))
+    if d.inventory.get("pickaxe", 0) >= 1:
+        spot = dig_spot(_at(d, here), radius)
+        if spot is not None and distance(d.position, spot[0]) <= radius:
+            # Digging costs two mining steps: prefer a corridor that already exists at equal distance.
+            options.append((distance(here, spot[0]) + 2, "dig", spot))
+    if not options:
+        return None
+    # Ties go to sealing: a freshly dug tunnel is then closed instead of dug again.
+    _, kind, spot = min(options, key=lambda o: (o[0], o[1] != "seal"))
+    return kind, spot
+
+
+def _at(d: ObsData, xy: Point) -> ObsData:
+    """``d`` seen from ``xy`` (only the position changes): spot searches rank by distance to it."""
+    if xy == d.position:
+        return d
+    from dataclasses import replace
+
+    return replace(d, position=(int(xy[0]), int(xy[1])))
+
+
+def bunker_step(d: ObsData, anchor: Point | None = None, radius: int = 25) -> int | None:
+    """Next action toward sleeping sealed in stone, using :func:`shelter_plan` around ``anchor``.
+
+    Enclosed: sleep until energy is full, then wait (Noop) inside. Seal: walk to the corridor's inner
+    tile, step back (now facing the entrance) and place stone; a non-miner's failed placement costs
+    nothing, so it simply retries. Dig: stand, mine ``first``, step in, mine ``second``, step in, step
+    back to face out and seal. ``None`` when no plan is possible (no stone, no pickaxe, no spot).
+    """
+    if enclosed(d):
+        return SLEEP if d.energy < d.max_energy else NOOP
+    plan = shelter_plan(d, anchor if anchor is not None else base_anchor(d), radius)
+    if plan is None:
+        plan = shelter_plan(d, None, radius)
+    if plan is None:
+        return None
+    kind, (a, b, c) = plan
+    me = d.position
+    if kind == "seal":
+        inner, outer, entrance = a, b, c
+        if me == outer and facing(d, entrance):
+            return PLACE_ACTIONS["stone"]
+        if me == inner:
+            return move(direction_to(inner, outer))
+        if me == outer:
+            return move(direction_to(outer, inner))
+        return path_to(d, inner, adjacent=False)
+    stand, first, second = a, b, c
+    for here, ahead in ((stand, first), (first, second)):
+        if me == here:
+            if walkable(d, ahead, unknown=False):
+                return move(direction_to(here, ahead))
+            return DO if facing(d, ahead) else move(direction_to(here, ahead))
+    if me == second:
+        if d.inventory.get("stone", 0) >= 1:
+            return move(direction_to(second, first))  # back onto `first`, facing `stand`: seal it next
+        return None
+    return path_to(d, stand, adjacent=False)
+
+
+def stone_needed(d: ObsData, reserve: int = 3) -> bool:
+    """Whether the agent holds fewer than ``reserve`` stone (each seal costs one) and could mine more."""
+    return d.inventory.get("pickaxe", 0) >= 1 and d.inventory.get("stone", 0) < reserve
+
+
+def escort_step(d: ObsData, ward: int, keep: int = 2) -> int | None:
+    """Warrior duty: stay within ``keep`` tiles of teammate ``ward`` and hit creatures that come for it.
+
+    Attacks a hostile creature within 2 tiles of the ward (adjacent to the agent: Do), else walks
+    back toward the ward; ``None`` when in place with nothing to hit or the ward is dead/unknown.
+    """
+    mate = d.teammate(ward)
+    if mate is None or not mate.alive:
+        return None
+    wpos = (mate.x, mate.y)
+    threats = [m for m in hostile_mobs(d) if distance((m.x, m.y), wpos) <= 2 and m.coord != 2]
+    if threats:
+        m = min(threats, key=lambda m: (m.dist, m.id))
+        return act_on(d, (m.x, m.y))
+    if distance(d.position, wpos) > keep:
+        return path_to(d, wpos)
+    return None
+
+
+def farm_step(d: ObsData, anchor: Point | None = None, radius: int = 6, min_food_gap: int = 3) -> int | None:
+    """Keep a plant farm by the base: eat a ripe plant near ``anchor`` when short of ``min_food_gap``
+    food, else plant a sapling on grass within ``radius`` of it (placing needs a sapling and
+    faced grass). ``None`` when there is nothing to do."""
+    base = anchor if anchor is not None else base_anchor(d)
+    ripe = nearest(d, "ripe_plant")
+    if ripe is not None and distance(base, ripe) <= radius + 4 and d.food <= d.max_food - min_food_gap:
+        return act_on(d, ripe)
+    if d.inventory.get("sapling", 0) >= 1 and distance(d.position, base) <= radius:
+        ahead = d.facing_xy
+        if d.facing_block == "grass" and not any((m.x, m.y) == tuple(ahead) for m in d.mobs):
+            return PLACE_ACTIONS["plant"]
+    return None
+
+
+def descend_step(d: ObsData) -> int | None:
+    """Take the team down: on a cleared level, walk to the known ``ladder down`` and Descend (every
+    teammate comes along). ``None`` when the level is not cleared, this is the last level, or no
+    ladder is known yet (explore to find one)."""
+    if not d.level_cleared or d.level + 1 >= d.num_levels:
+        return None
+    ladder = nearest(d, "ladder down")
+    if ladder is None:
+        return None
+    if d.position == tuple(ladder):
+        return DESCEND
+    return path_to(d, ladder, adjacent=False)

@@ -1,0 +1,157 @@
+"""The team's survival helpers (compass.games.alem.skill_api.survival) on tiny hand-drawn maps."""
+
+from __future__ import annotations
+
+from test_alem_api import _obs
+
+from compass.games.alem import skill_api as api
+from compass.games.alem.names import (
+    BLOCK_ID,
+    DESCEND,
+    DO,
+    DOWN,
+    ITEM_NAMES,
+    NOOP,
+    PLACE_ACTIONS,
+    RIGHT,
+    SLEEP,
+    UP,
+)
+from compass.games.alem.obs import Mob, Teammate
+
+STONE = PLACE_ACTIONS["stone"]
+PLANT = PLACE_ACTIONS["plant"]
+
+
+def _inv(**kw) -> dict:
+    return {"wood": 0, "stone": 0, "pickaxe": 0, "sword": 0, "sapling": 0} | kw
+
+
+def test_shelter_time_follows_the_day():
+    assert not api.shelter_time(_obs(["@"], step=100))
+    assert api.shelter_time(_obs(["@"], step=300 + 150))
+    assert not api.shelter_time(_obs(["@"], step=600 + 290))
+    # A window that wraps past midnight.
+    assert api.shelter_time(_obs(["@"], step=10), dusk=250, dawn=20)
+    assert api.time_of_day(_obs(["@"], step=905)) == 5
+
+
+def test_bunker_seals_a_known_corridor_step_by_step():
+    grid = ["#####", "#...#", "###.#", "###.#", "##.@.", "....."]  # dead end (1,1)-(2,1), entrance (3,1)
+    inv = _inv(stone=2)
+    far = _obs(grid, inventory=inv)
+    assert api.shelter_plan(far) == ("seal", ((1, 1), (2, 1), (3, 1)))
+    assert api.bunker_step(far) == UP  # toward the corridor
+    inner = _obs(["#####", "#@..#", "###.#", "###.#", "##...", "....."], inventory=inv)
+    assert api.bunker_step(inner) == RIGHT  # step back out: now facing the entrance
+    outer = _obs(
+        ["#####", "#.@.#", "###.#", "###.#", "##...", "....."], inventory=inv, facing="east", facing_xy=(3, 1)
+    )
+    assert api.bunker_step(outer) == STONE
+    # Without stone there is nothing to seal with, and no pickaxe to dig: no plan.
+    assert api.bunker_step(_obs(grid, inventory=_inv())) is None
+
+
+def test_bunker_sleeps_when_sealed_and_waits_when_rested():
+    sealed = _obs(["####", "#@.#", "####"], status={"health": 9, "food": 9, "drink": 9, "energy": 3})
+    assert api.bunker_step(sealed) == SLEEP
+    rested = _obs(["####", "#@.#", "####"])
+    assert api.bunker_step(rested) == NOOP
+
+
+def test_bunker_digs_into_stone_with_a_pickaxe():
+    # Open ground row 3; a stone mass above it: dig north from (2, 3) into (2, 2) then (2, 1).
+    grid = ["#####", "#####", "#####", "..@..", "....."]
+    d = _obs(grid, inventory=_inv(pickaxe=1, stone=1), facing="north", facing_xy=(2, 2), facing_block="stone")
+    kind, (stand, first, second) = api.shelter_plan(d)
+    assert kind == "dig" and stand == (2, 3) and first == (2, 2) and second == (2, 1)
+    assert api.bunker_step(d) == DO  # facing the first stone: mine it
+
+
+def test_shelter_plan_is_stable_around_a_fixed_anchor():
+    # Two corridors; the agent stands nearer the east one, the anchor sits by the west one.
+    grid = ["#########", "#.#####.#", "#.#####.#", "#...@...#", "#########"]
+    d = _obs(grid, inventory=_inv(stone=1))
+    assert api.shelter_plan(d)[1][0] in ((1, 1), (7, 1))
+    assert api.shelter_plan(d, anchor=(1, 3))[1][0] == (1, 1)
+    assert api.shelter_plan(d, anchor=(7, 3))[1][0] == (7, 1)
+
+
+def test_base_anchor_is_the_table_nearest_the_centre():
+    d = _obs(["@..", "..."])
+    assert api.base_anchor(d) == d.position
+    d.memory.blocks[0, 1, 2] = BLOCK_ID["crafting_table"]
+    assert api.base_anchor(d) == (2, 1)
+
+
+def test_stone_needed():
+    assert api.stone_needed(_obs(["@"], inventory=_inv(pickaxe=1, stone=1)), reserve=3)
+    assert not api.stone_needed(_obs(["@"], inventory=_inv(pickaxe=1, stone=3)), reserve=3)
+    assert not api.stone_needed(_obs(["@"], inventory=_inv(stone=0)), reserve=3)  # cannot mine
+
+
+def test_escort_hits_what_threatens_the_ward_and_follows_it():
+    ward = Teammate(1, "forager", 4, 2, 4, 0, 4, 9.0)
+    zombie = Mob(200, "zombie", "melee", 1, 2, 1, 0, 1, 5.0)
+    d = _obs(["......", "@.....", "......"], teammates=[ward], mobs=[zombie])
+    # The ward is 4 away: a zombie near the agent but 3 from the ward is not the escort's business.
+    assert api.escort_step(d, 1) in (RIGHT, DOWN)
+    near_ward = Mob(201, "zombie", "melee", 4, 1, 4, 0, 4, 5.0)
+    d2 = _obs(["......", "@.....", "......"], teammates=[ward], mobs=[near_ward])
+    assert api.escort_step(d2, 1) == RIGHT  # toward the zombie next to the ward
+    close = _obs(["......", "...@..", "......"], teammates=[ward])
+    assert api.escort_step(close, 1) is None  # within reach, nothing to hit
+    assert api.escort_step(close, 2) is None  # no such teammate
+
+
+def test_farm_plants_by_the_base_and_eats_ripe_plants():
+    d = _obs(["...", ".@.", "..."], inventory=_inv(sapling=1))
+    assert api.farm_step(d, anchor=(1, 1)) == PLANT  # facing grass with a sapling
+    assert api.farm_step(d, anchor=(40, 40)) is None  # too far from the base
+    d.memory.blocks[0, 1, 2] = BLOCK_ID["ripe_plant"]
+    hungry = _obs(["...", ".@.", "..."], status={"health": 9, "food": 3, "drink": 9, "energy": 9})
+    hungry.memory.blocks[0, 1, 2] = BLOCK_ID["ripe_plant"]
+    assert api.farm_step(hungry, anchor=(1, 1)) == RIGHT  # turn to the plant, then Do
+
+
+def test_descend_step_walks_to_the_ladder_on_a_cleared_level():
+    ladder = next(k for k, n in ITEM_NAMES.items() if n == "ladder down")
+    d = _obs(["@..", "..."])
+    assert api.descend_step(d) is None  # no ladder known
+    d.memory.items[0, 0, 2] = ladder
+    assert api.descend_step(d) == RIGHT
+    on = _obs([".@"])
+    on.memory.items[0, 0, 1] = ladder
+    assert api.descend_step(on) == DESCEND
+    uncleared = _obs([".@"], level_cleared=False)
+    uncleared.memory.items[0, 0, 1] = ladder
+    assert api.descend_step(uncleared) is None
+
+
+def test_a_synthesized_skill_shelters_through_the_sandbox():
+    """The ALEM skill the scripted VLM synthesizes (tests/planner/scripted.py) calls the survival API;
+    run through the real sandbox at night in front of a corridor, it seals itself in."""
+    import re
+
+    from compass.core.types import AgentView, OwnUnit
+    from compass.sandbox import SkillExecutor, compile_skill
+    from tests.planner.scripted import FAULTY_WHOLE, WHOLE_SKILL_NAME
+
+    code = FAULTY_WHOLE.format(fail_at=10**9)
+    assert re.search(r"bunker_step\(d, base\)", code) and "shelter_time(d)" in code
+    skill = compile_skill(code, WHOLE_SKILL_NAME, "alem")
+    grid = ["#####", "#.@.#", "###.#", "###.#", "##...", "....."]
+    d = _obs(grid, step=450, inventory=_inv(stone=2), facing="east", facing_xy=(3, 1))
+    own = OwnUnit("miner", 2.0, 1.0, 9.0, 5.0, 1.0, 0, 48.0, 48.0)
+    view = AgentView(0, "alem", 450, True, own, (), tuple(range(56)), "", obs=d)
+    result = SkillExecutor("compass.games.alem.skill_api", seed=0).run(skill, view)
+    assert result.error is None and result.action == STONE
+    day = AgentView(0, "alem", 60, True, own, (), tuple(range(56)), "", obs=_obs(grid, step=60))
+    assert SkillExecutor("compass.games.alem.skill_api", seed=0).run(skill, day).action != STONE
+
+
+def test_nearest_solo_skips_coordination_tiles():
+    d = _obs([".@T..T"])
+    d.memory.coord[0, 0, 2] = 3  # the adjacent tree needs 3 agents at once
+    assert api.nearest(d, "tree") == (2, 0)
+    assert api.nearest(d, "tree", solo=True) == (5, 0)
