@@ -108,6 +108,7 @@ class Sitting:
             s.unit, lambda view: (), None, self.board, pace=s.pace, abandon_after=s.abandon_after
         )
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopped = False
         self._next: asyncio.Event | None = None
         self._thread = threading.Thread(target=self._main, name=f"play-{self.id[:6]}", daemon=True)
 
@@ -142,8 +143,8 @@ class Sitting:
 
     async def _play(self) -> None:
         from compass.comm import CommProtocol
+        from compass.episode.pipeline import Observer, PlayedEpisode, Table, play, table
         from compass.episode.rundir import finish_manifest, readable_id, write_manifest
-        from compass.episode.runner import EpisodeRunner
         from compass.episode.session import library_root_for
         from compass.episode.trace import RunWriter
         from compass.eval.controllers import (
@@ -225,23 +226,16 @@ class Sitting:
             team_env = TeamEnv(env, ctrl) if ctrl else env
             planner = UnitPlanners(library, by_agent)
             comm = CommProtocol(cfg.comm, seed=cfg.seed)
-            scorer = family.make_scorer(env) if family.make_scorer else None
             human = self.human
             human.keys = family.human_keys  # type: ignore[assignment]
             human.trace = writer.trace
             human.panel = lambda agent, view: _panel(comm, agent, view)
             human.header = lambda: {"episodes": s.episodes, "max_steps": getattr(env, "max_steps", None)}
             external = frozenset({s.unit} | {u for c in ctrl for u in c.units})
-            runner = EpisodeRunner(
-                team_env,
-                planner,
-                cfg,
-                writer,
-                comm=comm,
-                on_step=scorer.on_step if scorer else None,
-                external=external,
-                act_external=human.act,
+            tab = table(
+                cfg, planner, env=team_env, comm=comm, writer=writer, score_env=env, external=external
             )
+            tab.act_external = human.act  # the person is a controller: the pipeline is compass's own
             writer.trace(
                 {
                     "kind": "run_start",
@@ -254,38 +248,41 @@ class Sitting:
             )
             if any(p for p in planners.values() if isinstance(p, LibraryPlanner)):
                 library.retrieve(cfg.task, k=1)  # the embedding model loads before the person waits
-            episodes: list[dict[str, Any]] = []
-            try:
+            sitting = self
+
+            def seeds():  # episodes in a row until the last, or until the person is gone
                 for ep in range(cfg.episodes):
-                    seed = cfg.seed + ep
-                    comm.reset(seed)
-                    if scorer is not None:
-                        scorer.start()
-                    result = await runner.run_episode(ep, seed)
-                    row = result.as_dict()
+                    if sitting.outcomes[-1:] == ["abandoned"] or sitting._stopped:
+                        return
+                    yield ep, cfg.seed + ep
+
+            class Between(Observer):
+                """After each episode: the person's figures on its row, then wait for "next"."""
+
+                async def episode_end(self, table: Table, played: PlayedEpisode) -> None:
                     rts = human.reactions_ms
-                    row["human"] = {
+                    played.notes["human"] = {
                         "unit": s.unit,
                         "actions": len(rts),
                         "median_reaction_ms": sorted(rts)[len(rts) // 2] if rts else None,
                     }
                     human.reactions_ms = []
-                    if scorer is not None:
-                        row[family.name] = scorer.finish()
-                        row["headline"] = scorer.describe_episode(row[family.name])
-                    episodes.append(row)
-                    self.outcomes.append(result.outcome)
+                    outcome = played.result.outcome
+                    sitting.outcomes.append(outcome)
                     writer.flush()
-                    if result.outcome == "abandoned":
-                        break
-                    if ep + 1 < cfg.episodes:
-                        self.board.publish(self._between(ep, row))
-                        if not await self._wait_next(human):
-                            break
+                    ep = played.result.episode
+                    if outcome != "abandoned" and ep + 1 < cfg.episodes:
+                        row = played.row(family.name)
+                        sitting.board.publish(sitting._between(ep, row))
+                        if not await sitting._wait_next(human):
+                            sitting._stopped = True
+
+            try:
+                played_eps = await play(tab, seeds(), [Between()])
             finally:
-                await planner.aclose()
                 if isinstance(team_env, TeamEnv):
                     team_env.close()
+            episodes = [p.row(family.name) for p in played_eps]
             writer.close(complete=True)
             played = [e for e in episodes if e["outcome"] != "abandoned"]
             summary: dict[str, Any] = {
@@ -305,8 +302,8 @@ class Sitting:
                 "abandoned": len(episodes) - len(played),
                 "overall": summarize_outcomes(played),
             }
-            if scorer is not None:
-                summary[family.name] = scorer.summary()
+            if tab.scorer is not None:
+                summary[family.name] = tab.scorer.summary()
             writer.summary(summary)
             finish_manifest(run_dir, dict(manifest, outcomes=self.outcomes))
         except BaseException as exc:
