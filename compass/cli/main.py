@@ -18,6 +18,7 @@ from compass.cli.errors import fail as _fail
 from compass.config import RUN_DEFAULTS, RunConfig
 from compass.demos import cli as demos_cli
 from compass.eval import cli as eval_cli
+from compass.play import cli as play_cli
 from compass.util.console import Console, log_handler, print_code, print_table
 from compass.viewer import cli as viewer_cli
 
@@ -371,6 +372,7 @@ COMMANDS = (
     register,  # run, skills list | show | search | check
     library_cli.register,  # skills init | add | edit | rm | rename | diff | history | revert
     viewer_cli.register,  # view
+    play_cli.register,  # play
 )
 for _register in COMMANDS:
     _register(app, skills_app)

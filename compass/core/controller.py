@@ -10,6 +10,7 @@ attack ``6 + j`` targets the team's enemy ``j``). Families provide their game-sp
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from compass.core.types import AgentView, MultiAgentEnv
@@ -34,3 +35,22 @@ class UnitController(Protocol):
 
 #: ``factory(env, team, units, arg) -> UnitController``; ``arg`` is what follows ``kind:`` in a spec
 ControllerFactory = Callable[[MultiAgentEnv, int, tuple[int, ...], str | None], Any]
+
+
+class EpisodeStopped(Exception):
+    """Raised by an external action source (the runner's ``act_external``) to end the episode now,
+    recorded with ``outcome`` (a person who closed the tab: ``abandoned``)."""
+
+    def __init__(self, outcome: str, reason: str = "") -> None:
+        super().__init__(reason or outcome)
+        self.outcome, self.reason = outcome, reason
+
+
+@dataclass(frozen=True)
+class HumanKey:
+    """One action a person can take this step: the key that sends it (``KeyboardEvent.key``; empty:
+    click only) and what the page shows for it. Families list them (``GameFamily.human_keys``)."""
+
+    key: str
+    action: int
+    label: str

@@ -103,6 +103,9 @@ class GameFamily:
     y_axis: Literal["north", "south"] = "north"
     #: family-specific unit controller kinds (``compass.core.controller``), e.g. ``heuristic``, ``mappo``
     controllers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    #: ``human_keys(view) -> tuple[HumanKey, ...]``: what a person controlling the agent of ``view``
+    #: may do this step, with its keys (``compass play``); None: the family cannot be played by hand
+    human_keys: Callable[[AgentView], tuple[Any, ...]] | None = None
     #: ``action_name(action, agent) -> str`` for recorded trajectories, when the env has no
     #: ``action_name`` method of its own (None: the action's number)
     action_name: Callable[[int, int], str] | None = None

@@ -44,6 +44,9 @@ class Table:
     writer: TraceSink = field(default_factory=NullTrace)
     #: agents whose actions come from elsewhere (:class:`compass.eval.controllers.TeamEnv`)
     external: frozenset[int] = frozenset()
+    #: awaited each step for external agents' actions, which the trace records (a person:
+    #: :class:`compass.play.human.HumanController`); may end the episode (``EpisodeStopped``)
+    act_external: Any = None
 
 
 def table(
@@ -160,6 +163,7 @@ async def play(
         on_step=scorer.on_step if scorer is not None else None,
         external=table.external,
         recorder=recorder if observers else None,
+        act_external=table.act_external,
     )
     out: list[PlayedEpisode] = []
     try:

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from compass.config import RunConfig, default_task
+from compass.core.controller import EpisodeStopped
 from compass.core.family import get_family
 from compass.core.types import EVENTS, AgentView, MultiAgentEnv
 from compass.episode.trace import TraceSink
@@ -80,6 +81,7 @@ class EpisodeRunner:
         on_step: Any = None,
         external: frozenset[int] = frozenset(),
         recorder: Any = None,
+        act_external: Any = None,
     ) -> None:
         self.env = env
         self.planner = planner
@@ -92,6 +94,9 @@ class EpisodeRunner:
         self.external = external
         # recorder(episode, seed) -> compass.episode.recording.EpisodeRecorder: video/trajectory streamed per step
         self.recorder = recorder
+        # act_external(episode, t, views) -> {agent: action}: awaited each step for external agents
+        # (a person in `compass play`); its actions are the ones traced. It may raise EpisodeStopped.
+        self.act_external = act_external
         self.last_recording: dict[str, Any] | None = None
         self.task = cfg.task or default_task(env.family)
 
@@ -220,7 +225,7 @@ class EpisodeRunner:
         alive_before = {v.agent_id for v in views if v.alive}
         deaths: set[int] = set()
         rec = self.recorder(episode, seed) if self.recorder is not None else None
-        t = 0
+        t, stopped = 0, False
         for t in range(max_steps):
             perceived = self._perceived(views, t)
             due = self._triggers(perceived, states, t, deaths)
@@ -288,6 +293,13 @@ class EpisodeRunner:
                             "traceback": result.error.traceback,
                         }
                     )
+            if self.act_external is not None:
+                try:
+                    for u, a in (await self.act_external(episode, t, perceived)).items():
+                        actions[u] = int(a)
+                except EpisodeStopped as stop:
+                    outcome, stopped = stop.outcome, True
+                    break
             res = env.step(actions)
             reward = float(np.mean(res.rewards)) if res.rewards else 0.0
             ret += reward
@@ -323,7 +335,7 @@ class EpisodeRunner:
         release.close()
         if rec is not None:
             self.last_recording = rec.finish(outcome)
-        steps = t + 1
+        steps = t if stopped else t + 1  # a stopped step was not played
         for name, n in used.items():
             lib.record_use(name, uses=n)
         extra = {k: v for k, v in info.items() if isinstance(v, (int, float, bool, str))}

@@ -12,23 +12,21 @@ from __future__ import annotations
 
 import html
 import json
-import secrets
 from collections.abc import Collection
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import Body, FastAPI, HTTPException, Query, Request
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi import Body, FastAPI, HTTPException, Query
+from fastapi.responses import HTMLResponse, Response
 
 from compass.core.runformat import RunFiles
+from compass.viewer.access import LOOPBACK_HOSTS, protect
 from compass.viewer.library import LibraryView, lineage, skill_row, usage_in_runs
 from compass.viewer.replay import ReplayCache, ReplayUnavailable
 from compass.viewer.runs import RunNotFound, RunStore
 
 STATIC = Path(__file__).parent / "static"
-#: The names a viewer bound to loopback answers to (a ``Host`` header, port aside).
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 MAX_WINDOW = 500
 
 
@@ -44,14 +42,6 @@ def _page(title: str, body: str, script: str = "") -> HTMLResponse:
 <nav><a href="/">runs</a> <a href="/library">library</a> <a href="/compare">compare</a></nav>
 <main><h1>{_e(title)}</h1>{body}</main>{scripts}</body></html>"""
     )
-
-
-def host_name(header: str) -> str:
-    """The host of a ``Host`` header, without its port: ``[::1]:8765`` -> ``::1``."""
-    h = header.strip().lower()
-    if h.startswith("["):
-        return h[1 : h.find("]")] if "]" in h else h
-    return h.rsplit(":", 1)[0] if h.count(":") == 1 else h
 
 
 def create_app(
@@ -81,27 +71,7 @@ def create_app(
     libs = LibraryView(library)
     app.state.store, app.state.replays, app.state.libs = store, replays, libs
 
-    if token:
-
-        @app.middleware("http")
-        async def require_token(request: Request, call_next):
-            given = request.query_params.get("token") or request.cookies.get("compass_token")
-            if not given or not secrets.compare_digest(given, token):
-                return JSONResponse({"detail": "token required: open the URL printed by compass view"}, 401)
-            response = await call_next(request)
-            response.set_cookie("compass_token", token, httponly=True, samesite="strict")
-            return response
-
-    if hosts is not None:
-        allowed = {host_name(h) for h in hosts}
-
-        @app.middleware("http")
-        async def require_host(request: Request, call_next):
-            if host_name(request.headers.get("host", "")) not in allowed:
-                return JSONResponse(
-                    {"detail": "unknown Host: this viewer answers only to its own address"}, 400
-                )
-            return await call_next(request)
+    protect(app, token, hosts)
 
     def not_found(e: Exception) -> HTTPException:
         return HTTPException(404, str(e.args[0]) if e.args else str(e))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import ipaddress
 import secrets
 import socket
 from pathlib import Path
@@ -15,15 +14,6 @@ from rich.markup import escape
 from compass.util.console import Console
 
 err = Console(stderr=True)
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -65,7 +55,8 @@ def view_command(
     try:
         import uvicorn
 
-        from compass.viewer.app import LOOPBACK_HOSTS, create_app
+        from compass.viewer.access import allowed_hosts
+        from compass.viewer.app import create_app
     except ImportError as e:
         err.print(
             "[bold red]error:[/] "
@@ -81,13 +72,14 @@ def view_command(
     if library is not None and not library.is_dir():
         err.print(f"[bold red]error:[/] no library root {escape(str(library))}")
         raise typer.Exit(2)
-    if not _loopback(host) and not token:
+    from compass.viewer.access import is_loopback
+
+    if not is_loopback(host) and not token:
         token = secrets.token_urlsafe(16)
     wildcard = host in ("0.0.0.0", "::", "")
     # The Host header must name the address served (DNS rebinding); a wildcard bind has no one
-    # name, and there the token guards.
-    hosts = None if wildcard else ({host, *LOOPBACK_HOSTS} if _loopback(host) else {host})
-    app = create_app(runs_dir, library, token, hosts)
+    # name, and there the token guards (compass/viewer/access.py).
+    app = create_app(runs_dir, library, token, allowed_hosts(host))
     sock = _listen(host, port)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning")
     server = uvicorn.Server(config)

@@ -35,6 +35,7 @@ class EpisodeIndex:
     steps: list[int] = field(default_factory=list)  # offset of the step record for t (index = t)
     decisions: dict[int, list[int]] = field(default_factory=dict)  # t -> offsets of decision records
     vlm: dict[int, list[int]] = field(default_factory=dict)  # t -> offsets of vlm records
+    human: dict[int, int] = field(default_factory=dict)  # t -> offset of the person's action (compass play)
     events: list[dict[str, Any]] = field(default_factory=list)
     end: int | None = None  # offset of episode_end
     agents: int = 0
@@ -297,7 +298,8 @@ class RunStore:
         return idx.episodes[episode]
 
     def steps(self, run_id: str, episode: int, start: int, count: int) -> list[dict[str, Any]]:
-        """Steps ``start .. start+count-1`` of an episode, each with its decisions and VLM calls."""
+        """Steps ``start .. start+count-1`` of an episode, each with its decisions and VLM calls
+        (and ``human``: the person's action, in runs of ``compass play``)."""
         ep = self.episode(run_id, episode)
         start = max(0, start)
         end = min(len(ep.steps), start + max(0, count))
@@ -307,7 +309,10 @@ class RunStore:
             decisions = self.read_at(run_id, ep.decisions.get(t, []))
             for d in decisions:
                 d["prompts"] = self._prompt_links(run_id, d)
-            out.append({"t": t, "step": step, "decisions": decisions})
+            row = {"t": t, "step": step, "decisions": decisions}
+            if t in ep.human:  # a person's action at this step (compass play)
+                row["human"] = self.read_at(run_id, [ep.human[t]])[0]
+            out.append(row)
         return out
 
     def _prompt_links(self, run_id: str, decision: dict[str, Any]) -> list[dict[str, Any]]:
@@ -447,6 +452,8 @@ def _build_index(path: Path, size: int, mtime: float) -> TraceIndex:
                     )
             elif kind == "vlm":
                 ep.vlm.setdefault(t, []).append(here)
+            elif kind == "human":
+                ep.human[t] = here
             elif kind == "episode_end":
                 ep.end = here
     return TraceIndex(path, size, mtime, run_start, episodes)

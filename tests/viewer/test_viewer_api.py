@@ -217,7 +217,8 @@ def test_only_requests_for_the_served_address_are_answered(viewer_url):
 def test_host_names_and_a_wildcard_bind(tmp_path):
     from fastapi.testclient import TestClient
 
-    from compass.viewer.app import create_app, host_name
+    from compass.viewer.access import host_name
+    from compass.viewer.app import create_app
 
     assert [host_name(h) for h in ("[::1]:8765", "LocalHost:1", "10.0.0.5", "::1")] == [
         "::1",

@@ -43,6 +43,12 @@ def _view_from_text(text: str) -> AgentView:
     return view_from_text(text)
 
 
+def _human_keys(view: AgentView):
+    from compass.games.alem.keys import human_keys
+
+    return human_keys(view)
+
+
 FAMILY = GameFamily(
     name="alem",
     package=__name__,
@@ -57,4 +63,5 @@ FAMILY = GameFamily(
     score_key="total_pct",
     minimap_legend=MINIMAP_LEGEND,
     y_axis="south",
+    human_keys=_human_keys,
 )

@@ -58,6 +58,12 @@ def _controller(kind: str):
     return factory
 
 
+def _human_keys(view):
+    from compass.games.combat.keys import human_keys
+
+    return human_keys(view)
+
+
 FAMILY = GameFamily(
     name="combat",
     package=__name__,
@@ -69,5 +75,6 @@ FAMILY = GameFamily(
     view_from_text=view_from_text,
     scenarios={"smax": tuple(SCENARIOS), "smacv2": tuple(s for s in SCENARIOS if "_5_vs_" in s)},
     controllers={"heuristic": _controller("heuristic"), "mappo": _controller("mappo")},
+    human_keys=_human_keys,
     action_name=_action_name,
 )

@@ -1,0 +1,1 @@
+"""compass play: a person controls one agent in the browser while compass agents control the rest."""
