@@ -85,7 +85,9 @@ def _library_copy(root):
 @pytest.mark.parametrize("api", APIS)
 def test_whole_episode_under_a_30_percent_fault_rate(tmp_path, smax_protoss, monkeypatch, api):
     script = ScriptedVLM(synth_agent=0, fail_after=2)
-    injector = FaultInjector(lambda request: script(request.text), rate=0.3, seed=7, slow_s=3.0)
+    # Which requests get a fault hangs on their bodies, so a prompt edit redraws them: seed 2 serves
+    # ~12 faults of 8 kinds with today's prompts (seed 7 fell to 4 of 3 after a docstring edit).
+    injector = FaultInjector(lambda request: script(request.text), rate=0.3, seed=2, slow_s=3.0)
     monkeypatch.setattr(smax_protoss, "max_steps", 12)
     lib = _library_copy(tmp_path / "lib")
     with FakeVLMServer(responder=injector) as server:
