@@ -52,8 +52,8 @@ def alem_role_policy(obs: str) -> int:
     # 2. Share: give teammates what they ask for when we can spare it (Give works at any distance).
     for t in mates:
         if t.request and legal(give(t.id)):
-            # Keep a margin: a forager that shared down to 4 food starved in its sleep (easy seeds
-            # 10001, 10004); it refills from cows (6 food, gated to its role) while hunting.
+            # Keep a margin: a forager that shared down to 4 food starved in its sleep (seen in an
+            # earlier session's runs); it refills from cows (6 food, gated to its role) while hunting.
             if t.request == "food" and d.food >= (8 if role == "forager" else 7):
                 return give(t.id)
             if t.request == "drink" and d.drink >= (8 if role == "forager" else 7):
