@@ -58,16 +58,17 @@ def play_command(
     """A person controls one allied unit in the browser while compass agents control the rest;
     every sitting is recorded as a run (docs/play.md)."""
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401  (checked here, so the hint below names the extra)
 
         from compass.play.app import create_play_app
     except ImportError as e:
         raise ValueError(
-            f"compass play needs fastapi and uvicorn: pip install -e '.[viewer]' ({e})"
+            "compass play needs fastapi and uvicorn: pip install 'compass-agents[viewer]' "
+            f"(from a checkout: pip install -e '.[viewer]') ({e})"
         ) from None
     from compass.play.study import PlaySettings, check_settings
     from compass.viewer.access import allowed_hosts, is_loopback
-    from compass.viewer.cli import _listen
+    from compass.viewer.cli import serve
 
     if planner not in ("library", "vlm"):
         raise ValueError(f"--planner {planner!r}: library or vlm")
@@ -93,28 +94,15 @@ def play_command(
     if not is_loopback(host) and not token:
         token = secrets.token_urlsafe(16)
     app = create_play_app(settings, facts, token, allowed_hosts(host), max_players)
-    sock = _listen(host, port)  # a busy port is one line, as for compass view
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-
-    async def announce() -> None:
-        import asyncio
-
-        while not server.started:
-            await asyncio.sleep(0.05)
-        bound = sock.getsockname()[1]
-        query = f"?token={token}&participant=ID" if token else "?participant=ID"
-        err.print(f"compass play on http://{shown}:{bound}/play{query}  (runs in {out}; Ctrl-C to stop)")
-
-    import asyncio
-
-    async def main() -> None:
-        await asyncio.gather(server.serve(sockets=[sock]), announce())
-
-    try:
-        asyncio.run(main())
-    except KeyboardInterrupt:
-        pass
+    query = f"?token={token}&participant=ID" if token else "?participant=ID"
+    serve(
+        app,
+        host,
+        port,
+        lambda shown, bound: (
+            f"compass play on http://{shown}:{bound}/play{query}  (runs in {out}; Ctrl-C to stop)"
+        ),
+    )
 
 
 def register(app: typer.Typer, skills: typer.Typer) -> None:

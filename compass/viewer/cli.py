@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import secrets
 import socket
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -25,7 +26,7 @@ def _listen(host: str, port: int) -> socket.socket:
         sock.listen(128)
     except OSError as e:
         sock.close()
-        hint = " (another compass view? pick another --port, or --port 0 for any free one)"
+        hint = " (another compass server? pick another --port, or --port 0 for any free one)"
         busy = e.errno == errno.EADDRINUSE
         err.print(
             "[bold red]error:[/] "
@@ -33,6 +34,34 @@ def _listen(host: str, port: int) -> socket.socket:
         )
         raise typer.Exit(2) from None
     return sock
+
+
+def serve(app: object, host: str, port: int, url: Callable[[str, int], str]) -> None:
+    """Serve ``app`` on ``host:port`` until Ctrl-C; print ``url(shown_host, bound_port)`` once up.
+
+    The socket is bound first (:func:`_listen`), so a busy port is one line; ``compass view`` and
+    ``compass play`` both serve through here.
+    """
+    import asyncio
+
+    import uvicorn
+
+    sock = _listen(host, port)
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+
+    async def announce() -> None:
+        while not server.started:
+            await asyncio.sleep(0.05)
+        err.print(url(shown, sock.getsockname()[1]))
+
+    async def main() -> None:
+        await asyncio.gather(server.serve(sockets=[sock]), announce())
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        pass
 
 
 def view_command(
@@ -53,7 +82,7 @@ def view_command(
 ) -> None:
     """Browse runs (replays, decisions, prompts) and the skill library (search, edit, history) in a browser."""
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401  (checked here, so the hint below names the extra)
 
         from compass.viewer.access import allowed_hosts
         from compass.viewer.app import create_app
@@ -76,33 +105,16 @@ def view_command(
 
     if not is_loopback(host) and not token:
         token = secrets.token_urlsafe(16)
-    wildcard = host in ("0.0.0.0", "::", "")
     # The Host header must name the address served (DNS rebinding); a wildcard bind has no one
     # name, and there the token guards (compass/viewer/access.py).
     app = create_app(runs_dir, library, token, allowed_hosts(host))
-    sock = _listen(host, port)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    shown = "127.0.0.1" if wildcard else host
-
-    async def announce() -> None:
-        import asyncio
-
-        while not server.started:
-            await asyncio.sleep(0.05)
-        bound = sock.getsockname()[1]
-        suffix = f"/?token={token}" if token else "/"
-        err.print(f"compass viewer on http://{shown}:{bound}{suffix}  (Ctrl-C to stop)")
-
-    import asyncio
-
-    async def main() -> None:
-        await asyncio.gather(server.serve(sockets=[sock]), announce())
-
-    try:
-        asyncio.run(main())
-    except KeyboardInterrupt:
-        pass
+    suffix = f"/?token={token}" if token else "/"
+    serve(
+        app,
+        host,
+        port,
+        lambda shown, bound: f"compass viewer on http://{shown}:{bound}{suffix}  (Ctrl-C to stop)",
+    )
 
 
 def register(app: typer.Typer, skills: typer.Typer) -> None:

@@ -252,5 +252,5 @@ def test_a_busy_port_is_one_line(tmp_path):
     assert r.exit_code == 2
     assert r.output.strip().splitlines() == [
         f"error: cannot listen on 127.0.0.1:{port}: Address already in use "
-        "(another compass view? pick another --port, or --port 0 for any free one)"
+        "(another compass server? pick another --port, or --port 0 for any free one)"
     ]
