@@ -28,7 +28,7 @@ import numpy as np
 from compass.comm import CommProtocol
 from compass.core.controller import ALLY, ENEMY, UnitController
 from compass.core.types import AgentView, MultiAgentEnv, StepResult
-from compass.planner.base import Decision, DecisionContext, Planner
+from compass.planner.base import Decision, DecisionContext, LibraryPlanner, Planner
 from compass.sandbox.executors import pooled_executor
 from compass.skills.library import SkillLibrary
 
@@ -318,6 +318,67 @@ def build_controller(
             f"{', '.join(sorted([*GENERIC_KINDS, *family.controllers]))}"
         )
     return family.controllers[a.kind](env, team, units, a.arg)
+
+
+def split_team(
+    team: dict[int, Assignment], cfg: Any, library: SkillLibrary, run_dir: Any = None
+) -> tuple[dict[int, Planner], dict[Assignment, list[int]]]:
+    """Our team's units as (planners for the skill kinds, units grouped by the other kinds).
+
+    Units with the same skill kind and argument share one planner (``compass`` is the run's
+    ``cfg.planner``); the groups are for :func:`side_controllers`.
+    """
+    planners: dict[str, Planner] = {}
+
+    def planner_for(kind: str, arg: str | None) -> Planner:
+        key = f"{kind}:{arg}"
+        if key not in planners:
+            if kind == "library":
+                planners[key] = LibraryPlanner(library)
+            elif kind == "vlm":
+                from compass.planner.factory import make_planner
+
+                planners[key] = make_planner(
+                    cfg.model_copy(update={"planner": "vlm"}), library, run_dir=run_dir
+                )
+            else:
+                planners[key] = FixedSkillPlanner(library, arg)
+        return planners[key]
+
+    by_agent: dict[int, Planner] = {}
+    groups: dict[Assignment, list[int]] = {}
+    for u, a in team.items():
+        if a.kind in SKILL_KINDS:
+            by_agent[u] = planner_for(cfg.planner if a.kind == "compass" else a.kind, a.arg)
+        else:
+            groups.setdefault(a, []).append(u)
+    return by_agent, groups
+
+
+def side_controllers(
+    groups: dict[Assignment, list[int]],
+    side: int,
+    env: MultiAgentEnv,
+    family,
+    library: SkillLibrary,
+    cfg: Any,
+) -> list[UnitController]:
+    """One controller per group of ``side``'s units (:func:`build_controller`)."""
+    return [
+        build_controller(
+            a,
+            tuple(us),
+            side,
+            env,
+            family,
+            lambda: library,
+            family.skill_api,
+            cfg.isolation,
+            cfg.task,
+            cfg.sandbox_workers,
+        )
+        for a, us in groups.items()
+    ]
 
 
 def _retrieved(lib: SkillLibrary, task: str) -> str:

@@ -22,17 +22,8 @@ from compass.core.errors import is_expected
 from compass.core.family import family_for_env, make_env
 from compass.episode.pipeline import play, table
 from compass.episode.trace import RunWriter
-from compass.eval.controllers import (
-    SKILL_KINDS,
-    FixedSkillPlanner,
-    TeamEnv,
-    UnitPlanners,
-    build_controller,
-    parse_team,
-    resolve,
-)
+from compass.eval.controllers import TeamEnv, UnitPlanners, parse_team, resolve, side_controllers, split_team
 from compass.eval.spec import ConfigSpec, Job
-from compass.planner.base import LibraryPlanner
 from compass.skills.library import SkillLibrary, default_library_root
 
 _ENVS: dict[tuple, Any] = {}
@@ -116,50 +107,12 @@ def _play(job: Job) -> dict[str, Any]:
                 Path(cfg.library) if cfg.library else default_library_root(), family.name
             )
 
-        planners: dict[str, Any] = {}
-
-        def planner_for(kind: str, arg: str | None):
-            key = f"{kind}:{arg}"
-            if key not in planners:
-                if kind == "library":
-                    planners[key] = LibraryPlanner(library)
-                elif kind == "vlm":
-                    from compass.planner.factory import make_planner
-
-                    planners[key] = make_planner(cfg.model_copy(update={"planner": "vlm"}), library)
-                else:
-                    planners[key] = FixedSkillPlanner(library, arg)
-            return planners[key]
-
-        by_agent, groups = {}, {}
-        for u, a in ally_map.items():
-            if a.kind in SKILL_KINDS:
-                by_agent[u] = planner_for(cfg.planner if a.kind == "compass" else a.kind, a.arg)
-            else:
-                groups.setdefault(a, []).append(u)
+        by_agent, groups = split_team(ally_map, cfg, library)
         egroups: dict = {}
         for u, a in enemy_map.items():
             egroups.setdefault(a, []).append(u)
-
-        def controllers(side_groups: dict, side) -> list:
-            return [
-                build_controller(
-                    a,
-                    tuple(us),
-                    side,
-                    env,
-                    family,
-                    lambda: library,
-                    family.skill_api,
-                    cfg.isolation,
-                    cfg.task,
-                    cfg.sandbox_workers,
-                )
-                for a, us in side_groups.items()
-            ]
-
-        ally_ctrl = controllers(groups, ALLY)
-        enemy_ctrl = controllers(egroups, ENEMY)
+        ally_ctrl = side_controllers(groups, ALLY, env, family, library, cfg)
+        enemy_ctrl = side_controllers(egroups, ENEMY, env, family, library, cfg)
         distinct = {id(p) for p in by_agent.values()}
         if len(distinct) == 1 and len(by_agent) == env.n_agents:
             planner = next(iter(by_agent.values()))

@@ -148,13 +148,12 @@ class Sitting:
         from compass.episode.session import library_root_for
         from compass.episode.trace import RunWriter
         from compass.eval.controllers import (
-            SKILL_KINDS,
-            FixedSkillPlanner,
             TeamEnv,
             UnitPlanners,
-            build_controller,
             parse_team,
             resolve,
+            side_controllers,
+            split_team,
         )
         from compass.eval.stats import summarize_outcomes
         from compass.planner.base import LibraryPlanner
@@ -184,45 +183,8 @@ class Sitting:
             library = SkillLibrary(library_root_for(cfg, family, run_dir), family.name)
             ally = resolve(parse_team(s.team), env.n_agents, "--team")
             ally.pop(s.unit)  # the person's unit
-            planners: dict[str, Any] = {}
-
-            def planner_for(kind: str, arg: str | None) -> Any:
-                key = f"{kind}:{arg}"
-                if key not in planners:
-                    if kind == "library":
-                        planners[key] = LibraryPlanner(library)
-                    elif kind == "vlm":
-                        from compass.planner.factory import make_planner
-
-                        planners[key] = make_planner(
-                            cfg.model_copy(update={"planner": "vlm"}), library, run_dir=run_dir
-                        )
-                    else:
-                        planners[key] = FixedSkillPlanner(library, arg)
-                return planners[key]
-
-            by_agent: dict[int, Any] = {}
-            groups: dict[Any, list[int]] = {}
-            for u, a in ally.items():
-                if a.kind in SKILL_KINDS:
-                    by_agent[u] = planner_for(cfg.planner if a.kind == "compass" else a.kind, a.arg)
-                else:
-                    groups.setdefault(a, []).append(u)
-            ctrl = [
-                build_controller(
-                    a,
-                    tuple(us),
-                    ALLY,
-                    env,
-                    family,
-                    lambda: library,
-                    family.skill_api,
-                    cfg.isolation,
-                    cfg.task,
-                    cfg.sandbox_workers,
-                )
-                for a, us in groups.items()
-            ]
+            by_agent, groups = split_team(ally, cfg, library, run_dir=run_dir)
+            ctrl = side_controllers(groups, ALLY, env, family, library, cfg)
             team_env = TeamEnv(env, ctrl) if ctrl else env
             planner = UnitPlanners(library, by_agent)
             comm = CommProtocol(cfg.comm, seed=cfg.seed)
@@ -246,7 +208,7 @@ class Sitting:
                     "library": sorted(library.names()),
                 }
             )
-            if any(p for p in planners.values() if isinstance(p, LibraryPlanner)):
+            if any(isinstance(p, LibraryPlanner) for p in by_agent.values()):
                 library.retrieve(cfg.task, k=1)  # the embedding model loads before the person waits
             sitting = self
 
