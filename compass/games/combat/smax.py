@@ -50,6 +50,16 @@ class _Compiled:
     fused_step: object = None
     host_fields: object = None  # jitted _host_fields, for reset and the two-team step
     _two_team: tuple | None = None
+    _batched: object = None
+
+    def batched_step(self):
+        """``fused_step`` vmapped over a leading episode axis (jitted on first use; one compile per
+        batch size): the batched episodes' one device call per step."""
+        if self._batched is None:
+            import jax
+
+            self._batched = jax.jit(jax.vmap(self.fused_step.__wrapped__))
+        return self._batched
 
     def two_team(self) -> tuple:
         """(step with every unit's native action, SMAX observations of all units, native avail masks).
@@ -217,6 +227,7 @@ class SmaxEnv:
         self._c = _compiled(self.n_agents, self.n_enemies)
         self._state = None
         self._key = None
+        self._pending: list[int] = []  # the actions of the step under way (step_begin .. step_end)
         self._rng = np.random.default_rng(0)
         self.t = 0
         self.snap: Snapshot | None = None
@@ -287,25 +298,71 @@ class SmaxEnv:
         enemy actions are in the enemy team's own frame: attack ``6 + j`` targets our agent ``j``)."""
         import jax
 
-        if len(actions) != self.n_agents:
-            raise ValueError(f"expected {self.n_agents} actions, got {len(actions)}")
         if (enemy_actions is None) != (self.enemy == "heuristic"):
             raise ValueError("enemy_actions are given exactly when the env was made with enemy='external'")
         if enemy_actions is None:
-            native = np.array([self._to_smax(i, int(a)) for i, a in enumerate(actions)], dtype=np.int32)
-            self._key, self._state, reward, host = self._c.fused_step(self._key, self._state, native)
-            reward, host = jax.device_get((reward, host))
-        else:
-            native = {f"ally_{i}": self._to_smax(i, int(a)) for i, a in enumerate(actions)}
-            self._key, step_key = jax.random.split(self._key)
-            if len(enemy_actions) != self.n_enemies:
-                raise ValueError(f"expected {self.n_enemies} enemy actions, got {len(enemy_actions)}")
-            for j, a in enumerate(enemy_actions):
-                native[f"enemy_{j}"] = self._enemy_to_smax(j, int(a))
-            _, inner, rewards, _, _ = self._c.two_team()[0](step_key, self._state.state, native)
-            self._state = self._state.replace(state=inner)
-            self._enemy_last_actions[:] = [int(a) for a in enemy_actions]
-            reward, host = rewards["ally_0"], None
+            key, state, reward, host = self._c.fused_step(*self.step_begin(actions))
+            return self.step_end((key, state, *jax.device_get((reward, host))))
+        self._check(actions)
+        native = {f"ally_{i}": self._to_smax(i, int(a)) for i, a in enumerate(actions)}
+        self._key, step_key = jax.random.split(self._key)
+        if len(enemy_actions) != self.n_enemies:
+            raise ValueError(f"expected {self.n_enemies} enemy actions, got {len(enemy_actions)}")
+        for j, a in enumerate(enemy_actions):
+            native[f"enemy_{j}"] = self._enemy_to_smax(j, int(a))
+        _, inner, rewards, _, _ = self._c.two_team()[0](step_key, self._state.state, native)
+        self._state = self._state.replace(state=inner)
+        self._enemy_last_actions[:] = [int(a) for a in enemy_actions]
+        return self._stepped(actions, rewards["ally_0"], None)
+
+    def _check(self, actions: list[int]) -> None:
+        if len(actions) != self.n_agents:
+            raise ValueError(f"expected {self.n_agents} actions, got {len(actions)}")
+
+    # --- batched episodes (compass.core.types.BatchStep): N envs of one size, one device call ---------
+
+    @property
+    def can_batch(self) -> bool:
+        """Batched stepping covers the built-in enemy only (an external enemy steps one by one)."""
+        return self.enemy == "heuristic"
+
+    @property
+    def batch_key(self) -> tuple:
+        """Envs with equal keys share the compiled step (team sizes), so they can step together."""
+        return ("smax", self.n_agents, self.n_enemies)
+
+    def step_begin(self, actions: list[int]) -> tuple:
+        """Host work before the device step: the device step's input for ``actions``."""
+        self._check(actions)
+        self._pending = [int(a) for a in actions]
+        native = np.array([self._to_smax(i, int(a)) for i, a in enumerate(actions)], dtype=np.int32)
+        return self._key, self._state, native
+
+    def step_idle(self) -> tuple:
+        """A device-step input for an ended episode: its state is frozen (the output is dropped)."""
+        return self._key, self._state, np.full(self.n_agents, _SMAX_STOP, dtype=np.int32)
+
+    def step_batch(self, inputs: list[tuple]) -> list[tuple]:
+        """One vmapped device step for ``inputs`` of envs with this env's ``batch_key``, one transfer."""
+        import jax
+        import jax.numpy as jnp
+
+        keys = jnp.stack([k for k, _, _ in inputs])
+        states = jax.tree.map(lambda *xs: jnp.stack(xs), *[s for _, s, _ in inputs])
+        native = np.stack([a for _, _, a in inputs])
+        keys, states, rewards, host = self._c.batched_step()(keys, states, native)
+        rewards, host = jax.device_get((rewards, host))
+        return [
+            (keys[b], jax.tree.map(lambda x, b=b: x[b], states), rewards[b], (host[0][b], host[1][b]))
+            for b in range(len(inputs))
+        ]
+
+    def step_end(self, out: tuple) -> StepResult:
+        """Host work after the device step: the new state in, the views and result out."""
+        self._key, self._state, reward, host = out
+        return self._stepped(self._pending, reward, host)
+
+    def _stepped(self, actions: list[int], reward, host: tuple | None) -> StepResult:
         self.t += 1
         self._last_actions[:] = [int(a) for a in actions]
         self._prev_alive = self.snap.alive.copy()
