@@ -210,13 +210,13 @@ def _play(job: Job) -> dict[str, Any]:
 
 def batch_key(job: Job) -> tuple | None:
     """Jobs with the same key can be played as one batch (:func:`play_batch`); None: this job
-    plays alone. Batched: one configuration and env, no VLM planner (its calls and library
-    evolution are per episode), the env's own enemy, and an env that steps in a batch."""
+    plays alone. Batched: one configuration and env, no VLM planner (its calls and its library's
+    evolution are per episode), the env's own enemy, and an env kind its family batches
+    (``GameFamily.batch_envs``). Decided from the spec alone (no env is built)."""
     spec, cfg, family, enemy = _configured(job)
-    if enemy is not None:
+    if enemy is not None or cfg.env.partition(":")[0] not in family.batch_envs:
         return None
-    kinds = {a.kind if a.kind != "compass" else cfg.planner for a in parse_team(spec.team)}
-    if "vlm" in kinds or not can_batch(_env(cfg, external_enemy=False)):
+    if "vlm" in {a.kind if a.kind != "compass" else cfg.planner for a in parse_team(spec.team)}:
         return None
     return (job.config, job.env, job.max_steps)
 
@@ -241,7 +241,8 @@ def play_batch(jobs: list[Job]) -> list[dict[str, Any]]:
     one vmapped env (:func:`compass.episode.pipeline.play_batched`); each row equals
     :func:`play_episode`'s for its job, but ``wall_s``, the batch's wall time shared equally.
     Jobs that cannot be batched, or a batch of one, are played one by one."""
-    if len(jobs) <= 1 or None in {batch_key(j) for j in jobs} or len({batch_key(j) for j in jobs}) > 1:
+    keys = {batch_key(j) for j in jobs}
+    if len(jobs) <= 1 or None in keys or len(keys) > 1:
         return [play_episode(j) for j in jobs]
     what = f"config {jobs[0].config!r}, {jobs[0].env}, seeds {', '.join(str(j.seed) for j in jobs)} (batched)"
     try:
@@ -255,6 +256,8 @@ def play_batch(jobs: list[Job]) -> list[dict[str, Any]]:
 def _play_batch(jobs: list[Job]) -> list[dict[str, Any]]:
     _, cfg, _, _ = _configured(jobs[0])
     envs = _lane_envs(cfg, len(jobs))
+    if not can_batch(envs[0]):  # the family lists the env kind, but this env cannot (its options)
+        return [play_episode(j) for j in jobs]
     seats: list[_Seat] = []
     try:
         for job, env in zip(jobs, envs, strict=True):

@@ -53,12 +53,30 @@ class _Compiled:
     _batched: object = None
 
     def batched_step(self):
-        """``fused_step`` vmapped over a leading episode axis (jitted on first use; one compile per
-        batch size): the batched episodes' one device call per step."""
+        """``(keys, states, actions, live) -> (keys, states, rewards, host fields)``: ``fused_step``
+        vmapped over a leading episode axis, ended episodes (``live`` False) keeping their key and
+        state; jitted on first use, one compile per batch size. The batched episodes' one device
+        call per step."""
         if self._batched is None:
             import jax
+            import jax.numpy as jnp
 
-            self._batched = jax.jit(jax.vmap(self.fused_step.__wrapped__))
+            step = jax.vmap(self.fused_step.__wrapped__)
+
+            def batched(keys, states, actions, live):
+                new_keys, new_states, rewards, host = step(keys, states, actions)
+
+                def keep(new, old):
+                    return jnp.where(live.reshape(live.shape + (1,) * (new.ndim - 1)), new, old)
+
+                return (
+                    jax.tree.map(keep, new_keys, keys),
+                    jax.tree.map(keep, new_states, states),
+                    rewards,
+                    host,
+                )
+
+            self._batched = jax.jit(batched)
         return self._batched
 
     def two_team(self) -> tuple:
@@ -76,6 +94,34 @@ class _Compiled:
                 jax.jit(inner.get_avail_actions),
             )
         return self._two_team
+
+
+class _Lanes:
+    """The device state of a batch of envs (one per episode), stacked on a leading axis and kept
+    stacked between steps: an env of the batch reads its own slice only when asked
+    (:attr:`SmaxEnv._state`: SMAX's heuristic, a checkpoint)."""
+
+    def __init__(self, envs: list[SmaxEnv]) -> None:
+        import jax
+        import jax.numpy as jnp
+
+        self.envs = envs
+        self.keys = jnp.stack([e._key for e in envs])
+        self.states = jax.tree.map(lambda *xs: jnp.stack(xs), *[e._state for e in envs])
+        self._sliced: dict[int, tuple] = {}
+        for b, e in enumerate(envs):
+            e._lane = (self, b)
+
+    def advance(self, keys, states) -> None:
+        self.keys, self.states, self._sliced = keys, states, {}
+
+    def slice(self, b: int) -> tuple:
+        """Lane ``b``'s (key, state), as one env would hold them."""
+        if b not in self._sliced:
+            import jax
+
+            self._sliced[b] = (self.keys[b], jax.tree.map(lambda x: x[b], self.states))
+        return self._sliced[b]
 
 
 @cache
@@ -225,8 +271,8 @@ class SmaxEnv:
         self.n_enemies = self.spec.n_enemies
         self.n_actions = ATTACK_OFFSET + self.n_enemies
         self._c = _compiled(self.n_agents, self.n_enemies)
-        self._state = None
-        self._key = None
+        self._device: tuple = (None, None)  # (key, state) while this env is in no batch
+        self._lane: tuple[_Lanes, int] | None = None  # (its batch, its index) while it is in one
         self._pending: list[int] = []  # the actions of the step under way (step_begin .. step_end)
         self._rng = np.random.default_rng(0)
         self.t = 0
@@ -239,6 +285,25 @@ class SmaxEnv:
         self._prev_alive: np.ndarray | None = None  # who was alive before this step (deaths seen)
         self._enemy_last_actions = np.zeros(self.n_enemies, dtype=np.int64)
         self._prev_snap: Snapshot | None = None
+
+    # The device state: this env's own, or its slice of a batch (step_batch).
+    @property
+    def _key(self):
+        return self._lane[0].slice(self._lane[1])[0] if self._lane is not None else self._device[0]
+
+    @_key.setter
+    def _key(self, key) -> None:
+        self._device = (key, self._state)
+        self._lane = None
+
+    @property
+    def _state(self):
+        return self._lane[0].slice(self._lane[1])[1] if self._lane is not None else self._device[1]
+
+    @_state.setter
+    def _state(self, state) -> None:
+        self._device = (self._key, state)
+        self._lane = None
 
     # --- episode control ----------------------------------------------------------------------
 
@@ -264,6 +329,7 @@ class SmaxEnv:
         import jax.numpy as jnp
 
         self._rng = np.random.default_rng(seed)
+        self._lane, self._device = None, (None, None)  # out of any batch (nothing to copy out of it)
         key = jax.random.PRNGKey(seed)
         key, reset_key = jax.random.split(key)
         self._key = key
@@ -301,8 +367,9 @@ class SmaxEnv:
         if (enemy_actions is None) != (self.enemy == "heuristic"):
             raise ValueError("enemy_actions are given exactly when the env was made with enemy='external'")
         if enemy_actions is None:
-            key, state, reward, host = self._c.fused_step(*self.step_begin(actions))
-            return self.step_end((key, state, *jax.device_get((reward, host))))
+            _, native = self.step_begin(actions)
+            self._key, self._state, reward, host = self._c.fused_step(self._key, self._state, native)
+            return self.step_end(jax.device_get((reward, host)))
         self._check(actions)
         native = {f"ally_{i}": self._to_smax(i, int(a)) for i, a in enumerate(actions)}
         self._key, step_key = jax.random.split(self._key)
@@ -332,34 +399,38 @@ class SmaxEnv:
         return ("smax", self.n_agents, self.n_enemies)
 
     def step_begin(self, actions: list[int]) -> tuple:
-        """Host work before the device step: the device step's input for ``actions``."""
+        """Host work before the device step: (this env, its native actions) for :meth:`step_batch`."""
         self._check(actions)
         self._pending = [int(a) for a in actions]
-        native = np.array([self._to_smax(i, int(a)) for i, a in enumerate(actions)], dtype=np.int32)
-        return self._key, self._state, native
+        return self, np.array([self._to_smax(i, int(a)) for i, a in enumerate(actions)], dtype=np.int32)
 
     def step_idle(self) -> tuple:
-        """A device-step input for an ended episode: its state is frozen (the output is dropped)."""
-        return self._key, self._state, np.full(self.n_agents, _SMAX_STOP, dtype=np.int32)
+        """An ended episode's input: its state stays as it is (its output is dropped)."""
+        return self, None
 
     def step_batch(self, inputs: list[tuple]) -> list[tuple]:
-        """One vmapped device step for ``inputs`` of envs with this env's ``batch_key``, one transfer."""
-        import jax
-        import jax.numpy as jnp
+        """One vmapped device step for every env of ``inputs`` (same ``batch_key``), one transfer.
 
-        keys = jnp.stack([k for k, _, _ in inputs])
-        states = jax.tree.map(lambda *xs: jnp.stack(xs), *[s for _, s, _ in inputs])
-        native = np.stack([a for _, _, a in inputs])
-        keys, states, rewards, host = self._c.batched_step()(keys, states, native)
-        rewards, host = jax.device_get((rewards, host))
-        return [
-            (keys[b], jax.tree.map(lambda x, b=b: x[b], states), rewards[b], (host[0][b], host[1][b]))
-            for b in range(len(inputs))
-        ]
+        The batch's states stay stacked on the device from step to step while the same envs
+        step together (a new set of envs, or an env reset, restacks them)."""
+        import jax
+
+        envs = [e for e, _ in inputs]
+        lane = envs[0]._lane
+        lanes = lane[0] if lane is not None and lane[1] == 0 else None
+        if lanes is None or lanes.envs != envs or any(e._lane != (lanes, b) for b, e in enumerate(envs)):
+            lanes = _Lanes(envs)
+        stop = np.full(self.n_agents, _SMAX_STOP, dtype=np.int32)
+        native = np.stack([a if a is not None else stop for _, a in inputs])
+        live = np.array([a is not None for _, a in inputs])
+        keys, states, rewards, host = self._c.batched_step()(lanes.keys, lanes.states, native, live)
+        lanes.advance(keys, states)
+        rewards, (floats, ints) = jax.device_get((rewards, host))
+        return [(rewards[b], (floats[b], ints[b])) for b in range(len(inputs))]
 
     def step_end(self, out: tuple) -> StepResult:
-        """Host work after the device step: the new state in, the views and result out."""
-        self._key, self._state, reward, host = out
+        """Host work after the device step: the views and result of the step begun."""
+        reward, host = out
         return self._stepped(self._pending, reward, host)
 
     def _stepped(self, actions: list[int], reward, host: tuple | None) -> StepResult:
