@@ -53,3 +53,30 @@ def test_batched_episodes_equal_serial_per_seed(tmp_path):
     assert len(a) == 6 and a == b
     # the episodes end at different steps: ended ones were masked while the others played on
     print(sorted({r["steps"] for r in serial}))
+
+
+def test_what_is_batched_and_what_plays_alone():
+    """Library and scripted teams on SMAX are batched, per configuration, at most ``batch`` at a
+    time and split so two workers both get work; a VLM planner, an enemy team driven by
+    controllers and SMACv2 play one by one."""
+    from compass.eval.driver import batches
+
+    text = """\
+envs: [smax:protoss_5_vs_5, smacv2:protoss_5_vs_5]
+seeds: 5
+base: {planner: library}
+configs:
+  - {name: lib}
+  - {name: vlm, planner: vlm, vlm: "openai:test-model"}
+  - {name: enemy, enemy: "0-4 random"}
+"""
+    jobs = parse_spec(text, "x.yaml").jobs()
+    smax_lib = [j for j in jobs if j.config == "lib" and j.env.startswith("smax")]
+    assert {batch_key(j) for j in smax_lib} == {("lib", "smax:protoss_5_vs_5", None)}
+    assert all(batch_key(j) is None for j in jobs if j not in smax_lib)
+    runs = batches(jobs, 16)
+    assert [len(r) for r in runs if len(r) > 1] == [5]
+    assert sum(len(r) for r in runs) == len(jobs) and len(runs) == len(jobs) - 4
+    assert [len(r) for r in batches(smax_lib, 2)] == [2, 2, 1]
+    assert [len(r) for r in batches(smax_lib, 16, workers=2)] == [3, 2]
+    assert [len(r) for r in batches(smax_lib, 1)] == [1] * 5
