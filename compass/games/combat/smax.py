@@ -26,6 +26,7 @@ from compass.games.combat.text import (
 )
 from compass.games.combat.view import CombatObs, combat_agent_view, deaths_seen_by, entities_seen_by
 from compass.util.jax_cache import enable_jax_cache, note_compile
+from compass.util.lanes import InLanes, Lanes, keep_ended
 from compass.util.quiet import import_quietly
 
 # SMACv2 index -> SMAX movement index (SMAX: 0 N, 1 E, 2 S, 3 W, 4 stop, 5+j attack).
@@ -59,22 +60,12 @@ class _Compiled:
         call per step."""
         if self._batched is None:
             import jax
-            import jax.numpy as jnp
 
             step = jax.vmap(self.fused_step.__wrapped__)
 
             def batched(keys, states, actions, live):
                 new_keys, new_states, rewards, host = step(keys, states, actions)
-
-                def keep(new, old):
-                    return jnp.where(live.reshape(live.shape + (1,) * (new.ndim - 1)), new, old)
-
-                return (
-                    jax.tree.map(keep, new_keys, keys),
-                    jax.tree.map(keep, new_states, states),
-                    rewards,
-                    host,
-                )
+                return keep_ended(live, new_keys, keys), keep_ended(live, new_states, states), rewards, host
 
             self._batched = jax.jit(batched)
         return self._batched
@@ -94,34 +85,6 @@ class _Compiled:
                 jax.jit(inner.get_avail_actions),
             )
         return self._two_team
-
-
-class _Lanes:
-    """The device state of a batch of envs (one per episode), stacked on a leading axis and kept
-    stacked between steps: an env of the batch reads its own slice only when asked
-    (:attr:`SmaxEnv._state`: SMAX's heuristic, a checkpoint)."""
-
-    def __init__(self, envs: list[SmaxEnv]) -> None:
-        import jax
-        import jax.numpy as jnp
-
-        self.envs = envs
-        self.keys = jnp.stack([e._key for e in envs])
-        self.states = jax.tree.map(lambda *xs: jnp.stack(xs), *[e._state for e in envs])
-        self._sliced: dict[int, tuple] = {}
-        for b, e in enumerate(envs):
-            e._lane = (self, b)
-
-    def advance(self, keys, states) -> None:
-        self.keys, self.states, self._sliced = keys, states, {}
-
-    def slice(self, b: int) -> tuple:
-        """Lane ``b``'s (key, state), as one env would hold them."""
-        if b not in self._sliced:
-            import jax
-
-            self._sliced[b] = (self.keys[b], jax.tree.map(lambda x: x[b], self.states))
-        return self._sliced[b]
 
 
 @cache
@@ -242,8 +205,9 @@ class Snapshot:
         return SMAX_UNIT_TYPES[int(self.types[u])]
 
 
-class SmaxEnv:
-    """A compass combat environment over SMAX (see module docstring)."""
+class SmaxEnv(InLanes):
+    """A compass combat environment over SMAX (see module docstring); ``_key`` and ``_state``
+    are its own or its slice of a batch (:class:`compass.util.lanes.InLanes`)."""
 
     family = "combat"
 
@@ -271,8 +235,6 @@ class SmaxEnv:
         self.n_enemies = self.spec.n_enemies
         self.n_actions = ATTACK_OFFSET + self.n_enemies
         self._c = _compiled(self.n_agents, self.n_enemies)
-        self._device: tuple = (None, None)  # (key, state) while this env is in no batch
-        self._lane: tuple[_Lanes, int] | None = None  # (its batch, its index) while it is in one
         self._pending: list[int] = []  # the actions of the step under way (step_begin .. step_end)
         self._rng = np.random.default_rng(0)
         self.t = 0
@@ -285,25 +247,6 @@ class SmaxEnv:
         self._prev_alive: np.ndarray | None = None  # who was alive before this step (deaths seen)
         self._enemy_last_actions = np.zeros(self.n_enemies, dtype=np.int64)
         self._prev_snap: Snapshot | None = None
-
-    # The device state: this env's own, or its slice of a batch (step_batch).
-    @property
-    def _key(self):
-        return self._lane[0].slice(self._lane[1])[0] if self._lane is not None else self._device[0]
-
-    @_key.setter
-    def _key(self, key) -> None:
-        self._device = (key, self._state)
-        self._lane = None
-
-    @property
-    def _state(self):
-        return self._lane[0].slice(self._lane[1])[1] if self._lane is not None else self._device[1]
-
-    @_state.setter
-    def _state(self, state) -> None:
-        self._device = (self._key, state)
-        self._lane = None
 
     # --- episode control ----------------------------------------------------------------------
 
@@ -329,7 +272,7 @@ class SmaxEnv:
         import jax.numpy as jnp
 
         self._rng = np.random.default_rng(seed)
-        self._lane, self._device = None, (None, None)  # out of any batch (nothing to copy out of it)
+        self._leave_lanes()
         key = jax.random.PRNGKey(seed)
         key, reset_key = jax.random.split(key)
         self._key = key
@@ -415,11 +358,7 @@ class SmaxEnv:
         step together (a new set of envs, or an env reset, restacks them)."""
         import jax
 
-        envs = [e for e, _ in inputs]
-        lane = envs[0]._lane
-        lanes = lane[0] if lane is not None and lane[1] == 0 else None
-        if lanes is None or lanes.envs != envs or any(e._lane != (lanes, b) for b, e in enumerate(envs)):
-            lanes = _Lanes(envs)
+        lanes = Lanes.of([e for e, _ in inputs])
         stop = np.full(self.n_agents, _SMAX_STOP, dtype=np.int32)
         native = np.stack([a if a is not None else stop for _, a in inputs])
         live = np.array([a is not None for _, a in inputs])
