@@ -80,3 +80,29 @@ configs:
     assert [len(r) for r in batches(smax_lib, 2)] == [2, 2, 1]
     assert [len(r) for r in batches(smax_lib, 16, workers=2)] == [3, 2]
     assert [len(r) for r in batches(smax_lib, 1)] == [1] * 5
+
+
+ALEM_SPEC = """\
+name: batched-alem
+envs: [alem:overworld]
+seeds: [0, 1]
+max_steps: 25
+traces: true
+base: {planner: library, comm: multihop}
+configs:
+  - {name: library+random, team: "0 library, 1-2 random"}
+"""
+
+
+@pytest.mark.slow
+def test_batched_alem_episodes_equal_serial_per_seed(tmp_path):
+    """ALEM too (tuning seeds): the library agent, random teammates (their own seeded streams),
+    the family's scorer (Base / Coord. / Total % in the row's metrics) and the trace."""
+    pytest.importorskip("alem")
+    jobs = parse_spec(ALEM_SPEC, "alem.yaml").jobs(tmp_path / "serial")
+    serial = _rows([play_episode(j) for j in jobs])
+    assert {batch_key(j) for j in jobs} == {("library+random", "alem:overworld", 25)}
+    batched = _rows(play_batch([replace(j, trace_root=str(tmp_path / "batched" / "traces")) for j in jobs]))
+    assert batched == serial and all("total_pct" in r["metrics"] for r in serial)
+    a, b = _traces(tmp_path / "serial"), _traces(tmp_path / "batched")
+    assert len(a) == 2 and a == b
