@@ -3,9 +3,10 @@ against playing them one by one (serial, and 2 worker processes).
 
 Run (~5 min on 2 cores): ``python benchmarks/bench_batch.py``
 Quick check:             ``python benchmarks/bench_batch.py --episodes 8 --rounds 1 --sizes 1,8 --no-write``
+ALEM:                    ``python benchmarks/bench_batch.py --env alem:overworld --max-steps 150 --no-pool``
 
-What is timed is :mod:`compass.eval.episode` itself, on the same jobs (SMAX protoss 5v5,
-``planner: library``, the 200-step limit, isolated skills: the eval defaults) and seeds
+What is timed is :mod:`compass.eval.episode` itself, on the same jobs (SMAX protoss 5v5 or
+``--env``, ``planner: library``, the env's step limit, isolated skills: the eval defaults) and seeds
 ``--seed .. --seed + episodes - 1`` (tuning seeds) in every mode:
 
 * ``serial``: ``play_episode`` job after job in this process (``compass eval --batch 1``);
@@ -43,16 +44,18 @@ from compass.eval.spec import Job, parse_spec  # noqa: E402
 
 SPEC = """\
 name: bench-batch
-envs: [smax:protoss_5_vs_5]
+envs: [{env}]
 seeds: {{start: {seed}, count: {episodes}}}
+max_steps: {max_steps}
 base: {{planner: library}}
 configs:
-  - {{name: library, team: {team}}}
+  - {{name: library, team: "{team}"}}
 """
 
 
-def _jobs(seed: int, episodes: int, team: str) -> list[Job]:
-    return parse_spec(SPEC.format(seed=seed, episodes=episodes, team=team), "bench-batch.yaml").jobs()
+def _jobs(seed: int, episodes: int, team: str, env: str = "smax:protoss_5_vs_5", max_steps=None) -> list[Job]:
+    text = SPEC.format(seed=seed, episodes=episodes, team=team, env=env, max_steps=max_steps or "null")
+    return parse_spec(text, "bench-batch.yaml").jobs()
 
 
 def _runs(jobs: list[Job], n: int) -> list[list[Job]]:
@@ -76,6 +79,13 @@ def main() -> None:
     ap.add_argument("--sizes", default="1,8,32", help="batch sizes N (comma-separated)")
     ap.add_argument("--seed", type=int, default=0, help="first seed (tuning seeds)")
     ap.add_argument("--team", default="library", help="the team spec (e.g. heuristic)")
+    ap.add_argument("--env", default="smax:protoss_5_vs_5", help="e.g. alem:overworld (tuning seeds only)")
+    ap.add_argument("--max-steps", type=int, default=None, help="episode limit (default: the env's)")
+    ap.add_argument(
+        "--no-pool",
+        action="store_true",
+        help="skip the 2-worker modes (ALEM: one process importing alem at a time on a shared machine)",
+    )
     ap.add_argument("--notes", default="")
     ap.add_argument("--no-write", action="store_true", help="print only (trial runs on a dirty tree)")
     add_results_arguments(ap)
@@ -83,25 +93,29 @@ def main() -> None:
     if not args.no_write:
         preflight(args.allow_dirty)
     sizes = [int(x) for x in args.sizes.split(",") if x]
-    jobs = _jobs(args.seed, args.episodes, args.team)
+    if args.env.startswith("alem") and args.seed + args.episodes > 1000:
+        ap.error("ALEM seeds 1000 and up are not tuning seeds (compass.games.alem.protocol)")
+    jobs = _jobs(args.seed, args.episodes, args.team, args.env, args.max_steps)
     load_before = os.getloadavg()
 
     # Warm-up outside the clock: this process's envs (serial and every batch size) and the pool's.
     play_episode(jobs[0])
     for n in sizes:
         _batched(jobs[:n])
-    ctx = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=2, mp_context=ctx)
-    pids = set()
-    while len(pids) < 2:  # one warm-up episode on each worker
-        pids |= set(pool.map(_warm, [jobs[0], jobs[1 % len(jobs)]]))
+    pool = None
     half = -(-len(jobs) // 2)  # 2 workers: at most half the episodes each, so both play
-    pool_sizes = sorted({min(n, half) for n in sizes if n > 1})
-    for n in pool_sizes:
-        list(pool.map(_batched, [jobs[:n], jobs[:n]]))  # compiled for n on both workers (or so)
+    pool_sizes = [] if args.no_pool else sorted({min(n, half) for n in sizes if n > 1})
+    if not args.no_pool:
+        pool = ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn"))
+        pids: set[int] = set()
+        while len(pids) < 2:  # one warm-up episode on each worker
+            pids |= set(pool.map(_warm, [jobs[0], jobs[1 % len(jobs)]]))
+        for n in pool_sizes:
+            list(pool.map(_batched, [jobs[:n], jobs[:n]]))  # compiled for n on both workers (or so)
 
     modes: dict[str, Any] = {"serial": lambda: [play_episode(j) for j in jobs]}
-    modes["2 workers"] = lambda: [r for rows in pool.map(play_batch, _runs(jobs, 1)) for r in rows]
+    if pool is not None:
+        modes["2 workers"] = lambda: [r for rows in pool.map(play_batch, _runs(jobs, 1)) for r in rows]
     for n in sizes:
         modes[f"batched {n}"] = lambda n=n: [r for c in _runs(jobs, n) for r in _batched(c)]
     for n in pool_sizes:
@@ -122,7 +136,8 @@ def main() -> None:
                 rows.setdefault(name, out)
                 print(f"round {r + 1} {name:28s} {time.perf_counter() - t0:7.1f} s", flush=True)
     finally:
-        pool.shutdown()
+        if pool is not None:
+            pool.shutdown()
     load_after = os.getloadavg()
 
     def key(row: dict) -> tuple:
@@ -151,7 +166,7 @@ def main() -> None:
         },
     }
     print(
-        f"\n{args.episodes} episodes x {args.rounds} round(s), SMAX protoss 5v5, team {args.team}, "
+        f"\n{args.episodes} episodes x {args.rounds} round(s), {args.env}, team {args.team}, "
         f"mean {results['mean_steps']:.0f} steps; load average before/after {load_before[0]:.2f}/{load_after[0]:.2f}"
     )
     print(f"{'mode':30s} {'episodes/min':>12s} {'x serial':>9s}")
@@ -162,7 +177,7 @@ def main() -> None:
         sys.exit("error: batched rows differ from serial ones")
     if not args.no_write:
         write_results(
-            "bench_batch",
+            "bench_batch" if args.env == "smax:protoss_5_vs_5" else "bench_batch_" + args.env.split(":")[0],
             results,
             seeds=[j.seed for j in jobs],
             notes=args.notes or "timings; load averages before/after in the results",
