@@ -41,7 +41,7 @@ def eval_command(
         typer.Option(
             min=1,
             help="most episodes of one configuration played at once in one batched env "
-            "(where it applies: no VLM planner, the env's own enemy, SMAX; 1: one by one) [default: 16]",
+            "(where it applies: no VLM planner, the env's own enemy, SMAX or ALEM; 1: one by one) [default: 16]",
         ),
     ] = None,
     out: Annotated[Path, typer.Option(help="where eval directories go (<out>/<spec name>)")] = Path("runs"),
