@@ -213,10 +213,14 @@ def batch_key(job: Job) -> tuple | None:
     plays alone. Batched: one configuration and env, no VLM planner (its calls and its library's
     evolution are per episode), the env's own enemy, and an env kind its family batches
     (``GameFamily.batch_envs``). Decided from the spec alone (no env is built)."""
-    spec, cfg, family, enemy = _configured(job)
+    try:
+        spec, cfg, family, enemy = _configured(job)
+        kinds = {a.kind if a.kind != "compass" else cfg.planner for a in parse_team(spec.team)}
+    except Exception:  # a bad spec: the job plays alone, where its error is reported (EpisodeError)
+        return None
     if enemy is not None or cfg.env.partition(":")[0] not in family.batch_envs:
         return None
-    if "vlm" in {a.kind if a.kind != "compass" else cfg.planner for a in parse_team(spec.team)}:
+    if "vlm" in kinds:
         return None
     return (job.config, job.env, job.max_steps)
 
@@ -263,16 +267,13 @@ def _play_batch(jobs: list[Job]) -> list[dict[str, Any]]:
         for job, env in zip(jobs, envs, strict=True):
             seats.append(_seat(job, env))
         t0 = time.perf_counter()
-        try:
-            played = asyncio.run(play_batched([s.table for s in seats], [(0, s.cfg.seed) for s in seats]))
-            wall = (time.perf_counter() - t0) / len(jobs)
-        finally:
-            for s in seats:
-                s.close()
-        return [s.row(p, wall) for s, p in zip(seats, played, strict=True)]
+        played = asyncio.run(play_batched([s.table for s in seats], [(0, s.cfg.seed) for s in seats]))
+        wall = (time.perf_counter() - t0) / len(jobs)
     finally:
         for s in seats:
+            s.close()
             shutil.rmtree(s.tmp, ignore_errors=True)
+    return [s.row(p, wall) for s, p in zip(seats, played, strict=True)]
 
 
 def episode_row(
