@@ -408,8 +408,8 @@ def can_batch(env: Any) -> bool:
 async def run_batched(lanes: list[tuple[EpisodeRunner, int, int]]) -> list[EpisodeResult]:
     """Play ``(runner, episode, seed)`` lanes in lockstep: per step, every running episode's skill
     calls in one sandbox batch (one lane per episode: its own namespaces and ``random``) and one
-    batched env step (:class:`compass.core.types.BatchStep`); an ended episode is frozen (its
-    state is stepped with idle actions and the result dropped) until all end. Each lane's trace
+    batched env step (:class:`compass.core.types.BatchStep`); an ended episode is frozen (its env
+    gives ``step_idle()``: the batched step keeps its state) until all end. Each lane's trace
     and result are those :meth:`EpisodeRunner.run_episode` gives it alone.
 
     The runners' envs must share a ``batch_key`` and their configurations the sandbox settings;
