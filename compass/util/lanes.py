@@ -83,6 +83,11 @@ class InLanes:
         self._device = (self._key, state)
         self._lane = None
 
+    @property
+    def _has_state(self) -> bool:
+        """Whether there is a state (without slicing it out of a batch: that copies it)."""
+        return self._lane is not None or self._device[1] is not None
+
     def _leave_lanes(self) -> None:
         """Out of any batch, with nothing copied out of it (the caller sets key and state next)."""
         self._lane, self._device = None, (None, None)

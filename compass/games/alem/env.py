@@ -299,7 +299,7 @@ class AlemEnv(InLanes):
 
     def step_begin(self, actions: list[int]) -> tuple:
         """Check ``actions``; (this env, its actions) for the device step."""
-        if self._state is None:
+        if not self._has_state:
             raise RuntimeError("call reset() before step()")
         if self._done:
             raise RuntimeError("episode is over; call reset()")
