@@ -9,6 +9,7 @@ or its slice, whichever holds; assigning either takes the env out of its batch.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 
@@ -40,12 +41,23 @@ class Lanes:
         self.keys, self.states, self._sliced = keys, states, {}
 
     def slice(self, b: int) -> tuple:
-        """Lane ``b``'s ``(key, state)``, as one env would hold them."""
-        if b not in self._sliced:
-            import jax
-
-            self._sliced[b] = (self.keys[b], jax.tree.map(lambda x: x[b], self.states))
+        """Lane ``b``'s ``(key, state)``, as one env would hold them. The first ask after a step
+        unstacks every lane in one call (asking envs, e.g. a policy reading native observations,
+        ask for all of them)."""
+        if not self._sliced:
+            self._sliced = dict(enumerate(_unstack()(self.keys, self.states)))
         return self._sliced[b]
+
+
+@cache
+def _unstack():
+    import jax
+
+    @jax.jit
+    def unstack(keys, states):
+        return [(keys[b], jax.tree.map(lambda x, b=b: x[b], states)) for b in range(keys.shape[0])]
+
+    return unstack
 
 
 def keep_ended(live: Any, new: Any, old: Any) -> Any:
