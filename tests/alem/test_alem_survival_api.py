@@ -167,10 +167,14 @@ def test_sow_step_gathers_saplings_and_plants_them_by_the_base():
     d = _obs(["..." + "@" + "." * 8] + grass[1:], inventory=_inv(sapling=1), **facing_plot)
     assert api.sow_step(d, base) == PLANT
     # Facing a tile next to the table: not a plot; it steps so that it faces one instead.
-    by_table = _obs([".@" + "." * 10] + grass[1:], inventory=_inv(sapling=1), facing="south", facing_xy=(1, 1))
+    by_table = _obs(
+        [".@" + "." * 10] + grass[1:], inventory=_inv(sapling=1), facing="south", facing_xy=(1, 1)
+    )
     assert api.sow_step(by_table, (1, 2)) not in (PLANT, DO, None)
     # Far from the base it walks back first.
-    far = _obs(["." * 10 + "@" + "."] + grass[1:], inventory=_inv(sapling=1), facing="east", facing_xy=(11, 0))
+    far = _obs(
+        ["." * 10 + "@" + "."] + grass[1:], inventory=_inv(sapling=1), facing="east", facing_xy=(11, 0)
+    )
     assert api.sow_step(far, base) in (LEFT, DOWN)  # toward (1, 1)
     # A full farm (10 plants by the base) needs nothing more.
     full = _obs(["..." + "@" + "." * 8] + grass[1:], inventory=_inv(sapling=1), **facing_plot)
