@@ -98,6 +98,7 @@ from compass.games.alem.skill_api.survival import (
     farm_step,
     shelter_plan,
     shelter_time,
+    sow_step,
     stone_needed,
     time_of_day,
 )
@@ -169,6 +170,7 @@ EXPORTS: tuple[str, ...] = (
     "stone_needed",
     "escort_step",
     "farm_step",
+    "sow_step",
     "descend_step",
     # coordination
     "free_adjacent_tiles",
@@ -334,6 +336,7 @@ __all__ = [
     "shelter_time",
     "sleep",
     "sleep_spot",
+    "sow_step",
     "stone_needed",
     "team_alive",
     "team_center",
