@@ -10,8 +10,9 @@ it is mirrored); arrays not sent in a batch are forgotten on both sides with the
 
 Entities are most of a view (SMAX: ~5 a view, 16 fields each) and a batch of episodes sends
 hundreds a step. Pickled as objects, each costs a ``__reduce_ex__`` and a keyed state dict;
-sent as a tuple of field values and rebuilt with the same fields in the same order, the batch
-costs ~20% less to pickle and unpickle and ~20% fewer bytes (the worker gets equal views).
+sent as a tuple of field values and rebuilt with the same fields in the same order, SMAX 5v5
+views cost ~20% less CPU to pickle, ~10% less to unpickle and ~20% fewer bytes (the worker gets
+equal views).
 Both hooks are in the pickler's ``dispatch_table``, looked up by exact type in C, so no other
 object costs a Python call.
 """
@@ -75,21 +76,26 @@ class _Pickler(pickle.Pickler):
 
     def __init__(self, file: io.BytesIO, sender: ArrayMirrorSender) -> None:
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
-        self.dispatch_table = {np.ndarray: sender._reduce, AgentView: _reduce_view}
+        self.dispatch_table = {np.ndarray: sender._reduce, AgentView: self._reduce_view}
+        self._rows: dict[int, tuple[tuple, ...]] = {}  # id(entities) -> rows, for this message
+
+    def _reduce_view(self, view: AgentView) -> Any:
+        """A view with its entities as rows of field values (when they are all plain ``Entity``)."""
+        state = dict(view.__dict__)
+        entities = state.get("entities")
+        if type(entities) is not tuple or not set(map(type, entities)) <= {Entity}:
+            return view.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
+        state["entities"] = None  # keeps its place in the dict: the copy's attributes keep their order
+        # Views that share one entities tuple share one rows tuple: pickle sends it once, as it
+        # would the tuple of objects.
+        rows = self._rows.get(id(entities))
+        if rows is None:
+            rows = self._rows[id(entities)] = tuple(map(_entity_row, entities))
+        return _view_from_rows, (type(view), state, rows)
 
 
 _ENTITY_FIELDS = tuple(f.name for f in fields(Entity))
 _entity_row = operator.attrgetter(*_ENTITY_FIELDS)
-
-
-def _reduce_view(view: AgentView) -> Any:
-    """A view with its entities as rows of field values (when they are all plain ``Entity``)."""
-    state = dict(view.__dict__)
-    entities = state.get("entities")
-    if type(entities) is not tuple or not set(map(type, entities)) <= {Entity}:
-        return view.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
-    state["entities"] = None  # keeps its place in the dict: the copy's attributes keep their order
-    return _view_from_rows, (type(view), state, tuple(map(_entity_row, entities)))
 
 
 def _view_from_rows(cls: type, state: dict[str, Any], rows: tuple[tuple, ...]) -> AgentView:

@@ -92,3 +92,9 @@ def test_views_arrive_equal_with_entities_sent_as_rows():
         assert list(a.__dict__) == list(b.__dict__)
     assert type(got[0].entities[0].health) is np.float32
     assert len(send.dumps(("batch", views[:1]))) < len(pickle.dumps((["x"], "batch", views[:1]), 5))
+    # two views sharing one entities tuple: it goes once, as plain pickle would send it
+    twin = replace(views[0], agent_id=3)
+    one, two = len(send.dumps(("batch", views[:1]))), len(send.dumps(("batch", [views[0], twin])))
+    assert two - one < 100
+    a, b = recv.loads(send.dumps(("batch", [views[0], twin])))[1]
+    assert a.entities == b.entities == views[0].entities
