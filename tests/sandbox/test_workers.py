@@ -89,7 +89,11 @@ def test_a_batch_larger_than_a_pipe_arrives_whole(isolated, views, combat_librar
     from compass.sandbox.wire import ArrayMirrorSender
 
     skill = combat_library.compiled["race_adaptive_combat"]
-    batch = [(skill, replace(v, agent_id=k % 5, step=k)) for k in range(40) for v in views]
+    batch = [
+        (skill, replace(v, agent_id=k % 5, step=k, entities=tuple(replace(e, x=e.x + k) for e in v.entities)))
+        for k in range(40)
+        for v in views
+    ]
     wire = [(skill.code_hash, _wire_view(v, skill.reads_text), 0) for _, v in batch]
     assert len(ArrayMirrorSender().dumps(("batch", [], wire, 1))) > 64 * 1024
     isolated.reset(5)
