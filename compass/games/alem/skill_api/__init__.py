@@ -100,6 +100,8 @@ from compass.games.alem.skill_api.survival import (
     shelter_time,
     sow_step,
     stone_needed,
+    team_bunker_step,
+    team_room,
     time_of_day,
 )
 from compass.games.alem.skill_api.tactics import dig_out, dig_spot, enclosed, shelter_step, sleep_spot
@@ -171,6 +173,8 @@ EXPORTS: tuple[str, ...] = (
     "escort_step",
     "farm_step",
     "sow_step",
+    "team_room",
+    "team_bunker_step",
     "descend_step",
     # coordination
     "free_adjacent_tiles",
@@ -339,7 +343,9 @@ __all__ = [
     "sow_step",
     "stone_needed",
     "team_alive",
+    "team_bunker_step",
     "team_center",
+    "team_room",
     "teammate_ahead",
     "time_of_day",
     "walkable",
