@@ -12,7 +12,8 @@ The paper's Table 2 (not in the default parts): ``python benchmarks/bench_eval.p
    cache and loading the embedding model) and in steady state (first to last finished episode).
    The three must give identical per-seed rows (wall time aside).
 2. grid: ``examples/eval/ablation.yaml`` (comm none / one-hop / multi-hop x EPO off / on, library
-   planner) over N seeds with 2 workers; win rates with 95% seed-bootstrap CIs as a PNG.
+   planner) over N seeds with 2 workers; win rates with the report's 95% CIs (Wilson over episodes since
+   274635b; the shipped eval_ablation files predate it and show seed-bootstrap CIs) as a PNG.
 3. table2: ``examples/eval/table2.yaml``, the paper's Table 2 setting, everything under EPO: library
    planner with comm none / one-hop / multi-hop, MAPPO trained under EPO (``demos/*_epo/checkpoint``,
    one per scenario), SMAX's heuristic; protoss/terran/zerg 5v5 and 5v6; N seeds (default 40) with 2
