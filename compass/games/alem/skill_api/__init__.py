@@ -107,6 +107,7 @@ from compass.games.alem.skill_api.survival import (
     farm_step,
     shelter_plan,
     shelter_time,
+    standing_on,
     stone_needed,
     time_of_day,
 )
@@ -184,6 +185,7 @@ EXPORTS: tuple[str, ...] = (
     "missing_weight",
     "craft_trip",
     "visit_next_level_step",
+    "standing_on",
     "FIRST_CRAFTS",
     # coordination
     "free_adjacent_tiles",
@@ -353,6 +355,7 @@ __all__ = [
     "shelter_time",
     "sleep",
     "sleep_spot",
+    "standing_on",
     "stone_needed",
     "team_alive",
     "team_center",
