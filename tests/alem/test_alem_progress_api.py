@@ -74,7 +74,7 @@ def test_descend_step_on_a_ladder_beside_another_one():
     assert api.descend_step(beside) == RIGHT
 
 
-def test_visit_goes_down_by_day_with_the_team_near_and_comes_back():
+def test_visit_goes_down_by_day_with_the_team_near_and_stays_or_comes_back():
     grid = ["@....", "....."]
     d = _obs(grid, step=300 + 20)
     assert api.visit_next_level_step(d) is None  # no ladder known
@@ -94,9 +94,10 @@ def test_visit_goes_down_by_day_with_the_team_near_and_comes_back():
     away.memory.items[0, 0, 3] = LADDER_DOWN
     assert api.visit_next_level_step(away) is None
     # Below: back to the ladder up and Ascend, unless it is late in the episode.
-    assert api.visit_next_level_step(_below("..@", 50, up=0)) == LEFT
-    assert api.visit_next_level_step(_below("@..", 50, up=0)) == ASCEND
-    assert api.visit_next_level_step(_below("@..", 2000, up=0)) is None
+    assert api.visit_next_level_step(_below("..@", 50, up=0), stay_from=1200) == LEFT
+    assert api.visit_next_level_step(_below("@..", 50, up=0), stay_from=1200) == ASCEND
+    assert api.visit_next_level_step(_below("@..", 2000, up=0), stay_from=1200) is None
+    assert api.visit_next_level_step(_below("@..", 50, up=0)) is None  # by default the team stays
 
 
 def _below(row: str, step: int, up: int):

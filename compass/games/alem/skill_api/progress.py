@@ -75,17 +75,16 @@ def craft_trip(d: ObsData) -> str | None:
     return None
 
 
-def visit_next_level_step(
-    d: ObsData, latest: int = 115, reach: int = 12, stay_from: int = 1200
-) -> int | None:
-    """Unlock entering level 1 (ENTER_DUNGEON, 3 points) by day, then come back.
+def visit_next_level_step(d: ObsData, latest: int = 115, reach: int = 12, stay_from: int = 0) -> int | None:
+    """Unlock entering level 1 (ENTER_DUNGEON, 3 points) by day, and stay there or come back.
 
-    On the overworld, before ``latest`` steps into the day (so the trip ends before dusk), when
-    the ladder down is known within ``reach`` tiles of this agent and of every living teammate,
-    this agent has not entered level 1 and no teammate is nearer that ladder (ties: lower id): :func:`descend_step` (Descend takes
-    every teammate along, and each unlocks it). On a deeper level
-    before step ``stay_from`` (the team arrives on its ladder up): walk back to it and Ascend, so
-    the team keeps the overworld's food, water and shelters. ``None`` otherwise.
+    On the overworld, before ``latest`` steps into the day, when the ladder down is known within
+    ``reach`` tiles of this agent and of every living teammate, this agent has not entered level 1
+    and no teammate is nearer that ladder (ties: lower id): :func:`descend_step` (Descend takes
+    every teammate along, and each unlocks it). On a deeper level before step ``stay_from`` (the
+    team arrives on its ladder up): walk back to it and Ascend, to the overworld's food, water and
+    shelters. The default 0 stays below: on Hard tuning seeds staying scored more (orc and snail
+    achievements) than climbing back (docs/alem.md "Daytime scoring"). ``None`` otherwise.
     """
     if d.level == 0:
         if LEVEL_ENTRY_ACHIEVEMENTS[1] in d.achievements or time_of_day(d) >= latest:

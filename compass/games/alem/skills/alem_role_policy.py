@@ -120,7 +120,7 @@ def alem_role_policy(obs: str) -> int:
 
     # 4. By day, with the whole team near the overworld's ladder down, one agent descends (it takes
     # everyone: ENTER_DUNGEON, 3 points each, and the next level's creatures); the team stays below.
-    visit = visit_next_level_step(d, stay_from=0)
+    visit = visit_next_level_step(d)
     if visit is not None:
         return visit
 
