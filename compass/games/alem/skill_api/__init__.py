@@ -107,6 +107,7 @@ from compass.games.alem.skill_api.survival import (
     farm_step,
     shelter_plan,
     shelter_time,
+    sow_step,
     standing_on,
     stone_needed,
     time_of_day,
@@ -179,6 +180,7 @@ EXPORTS: tuple[str, ...] = (
     "stone_needed",
     "escort_step",
     "farm_step",
+    "sow_step",
     "descend_step",
     # daytime scoring: what the team can still unlock, cheaply
     "achievement_weight",
@@ -355,6 +357,7 @@ __all__ = [
     "shelter_time",
     "sleep",
     "sleep_spot",
+    "sow_step",
     "standing_on",
     "stone_needed",
     "team_alive",
