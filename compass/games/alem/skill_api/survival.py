@@ -10,7 +10,7 @@ nothing to do, so skills chain them with ``or``.
 
 from __future__ import annotations
 
-from compass.games.alem.names import DESCEND, DO, MAP_SIZE, NOOP, PLACE_ACTIONS, SLEEP
+from compass.games.alem.names import DESCEND, DO, ITEM_NAMES, MAP_SIZE, NOOP, PLACE_ACTIONS, SLEEP
 from compass.games.alem.obs import ObsData
 from compass.games.alem.skill_api.actions import move
 from compass.games.alem.skill_api.knowledge import (
@@ -212,9 +212,23 @@ def descend_step(d: ObsData) -> int | None:
     ladder is known yet (explore to find one)."""
     if not d.level_cleared or d.level + 1 >= d.num_levels:
         return None
+    if standing_on(d, "ladder down"):
+        return DESCEND
     ladder = nearest(d, "ladder down")
     if ladder is None:
         return None
     if d.position == tuple(ladder):
         return DESCEND
     return path_to(d, ladder, adjacent=False)
+
+
+def standing_on(d: ObsData, item: str) -> bool:
+    """Whether the agent's own tile holds ``item`` (``"ladder down"``, ``"ladder up"``, ``"torch"``) as
+    its map memory last saw it. The view lists no tile under the agent, so :func:`nearest` never
+    returns the agent's own tile: levels have several ladders, and a skill standing on one would
+    otherwise walk to the next."""
+    if d.memory is None:
+        return False
+    ids = [k for k, n in ITEM_NAMES.items() if n == item]
+    x, y = d.position
+    return bool(ids) and int(d.memory.items[d.level, y, x]) in ids
