@@ -10,7 +10,8 @@ The paper's Table 2 (not in the default parts): ``python benchmarks/bench_eval.p
    worker processes and Ray (a private local instance with 2 CPUs), one after the other in this
    run. Episodes per minute end to end (including starting workers, JAX compiles from the on-disk
    cache and loading the embedding model) and in steady state (first to last finished episode).
-   The three must give identical per-seed rows (wall time aside).
+   The three must give identical per-seed rows (wall time aside). Episodes are played one by
+   one (``--batch 1``); batched episodes are ``benchmarks/bench_batch.py``'s part.
 2. grid: ``examples/eval/ablation.yaml`` (comm none / one-hop / multi-hop x EPO off / on, library
    planner) over N seeds with 2 workers; win rates with the report's 95% CIs (Wilson over episodes since
    274635b; the shipped eval_ablation files predate it and show seed-bootstrap CIs) as a PNG.
@@ -60,7 +61,8 @@ def timed_eval(tmp: Path, name: str, seeds: int, workers: int, ray: str | None) 
     prepared = prepare(plan, tmp)
     arrivals: list[float] = []
     t0 = time.perf_counter()
-    rows = run_eval(prepared, workers, ray, on_row=lambda r: arrivals.append(time.perf_counter()))
+    # One by one (--batch 1): episodes in one batched env are benchmarks/bench_batch.py's part.
+    rows = run_eval(prepared, workers, ray, on_row=lambda r: arrivals.append(time.perf_counter()), batch=1)
     total = time.perf_counter() - t0
     steady = (len(arrivals) - 1) / (arrivals[-1] - arrivals[0]) * 60 if len(arrivals) > 1 else float("nan")
     return {

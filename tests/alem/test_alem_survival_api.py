@@ -11,6 +11,7 @@ from compass.games.alem.names import (
     DO,
     DOWN,
     ITEM_NAMES,
+    LEFT,
     NOOP,
     PLACE_ACTIONS,
     RIGHT,
@@ -155,3 +156,29 @@ def test_nearest_solo_skips_coordination_tiles():
     d.memory.coord[0, 0, 2] = 3  # the adjacent tree needs 3 agents at once
     assert api.nearest(d, "tree") == (2, 0)
     assert api.nearest(d, "tree", solo=True) == (5, 0)
+
+
+def test_sow_step_gathers_saplings_and_plants_them_by_the_base():
+    grass = ["." * 12 for _ in range(7)]
+    base = (1, 1)  # the table: its neighbours stay free
+    facing_plot = dict(facing="east", facing_xy=(4, 1))
+    # Facing grass 3 tiles from the base: Do to gather a sapling, then plant it there.
+    assert api.sow_step(_obs(["..." + "@" + "." * 8] + grass[1:], **facing_plot), base) == DO
+    d = _obs(["..." + "@" + "." * 8] + grass[1:], inventory=_inv(sapling=1), **facing_plot)
+    assert api.sow_step(d, base) == PLANT
+    # Facing a tile next to the table: not a plot; it steps so that it faces one instead.
+    by_table = _obs(
+        [".@" + "." * 10] + grass[1:], inventory=_inv(sapling=1), facing="south", facing_xy=(1, 1)
+    )
+    assert api.sow_step(by_table, (1, 2)) not in (PLANT, DO, None)
+    # Far from the base it walks back first.
+    far = _obs(
+        ["." * 10 + "@" + "."] + grass[1:], inventory=_inv(sapling=1), facing="east", facing_xy=(11, 0)
+    )
+    assert api.sow_step(far, base) in (LEFT, DOWN)  # toward (1, 1)
+    # A full farm (10 plants by the base) needs nothing more.
+    full = _obs(["..." + "@" + "." * 8] + grass[1:], inventory=_inv(sapling=1), **facing_plot)
+    for i in range(10):
+        full.memory.blocks[0, 3 + i // 5, i % 5] = BLOCK_ID["plant"]
+    assert api.sow_step(full, base) is None
+    assert api.sow_step(full, base, plants=11) == PLANT

@@ -13,6 +13,8 @@ The helpers live in layers, each importing only the ones above it:
 * :mod:`.tactics` — sealing a tunnel to sleep in, digging out;
 * :mod:`.survival` — the team's night routine (when to shelter, a stable shelter, stone for it),
   a warrior escort, a plant farm by the base, descending;
+* :mod:`.progress` — daytime scoring: achievement weights, first crafts worth a trip, a visit to
+  the next level;
 * :mod:`.coordination` — the team's conventions for coordination sites.
 
 :data:`EXPORTS` is the one list of names a skill sees; :func:`make_api` builds exactly those for
@@ -90,6 +92,13 @@ from compass.games.alem.skill_api.knowledge import (
     walkable,
 )
 from compass.games.alem.skill_api.paths import act_on, explore, face_free_tile, flee, greedy_step, path_to
+from compass.games.alem.skill_api.progress import (
+    FIRST_CRAFTS,
+    achievement_weight,
+    craft_trip,
+    missing_weight,
+    visit_next_level_step,
+)
 from compass.games.alem.skill_api.survival import (
     base_anchor,
     bunker_step,
@@ -98,6 +107,8 @@ from compass.games.alem.skill_api.survival import (
     farm_step,
     shelter_plan,
     shelter_time,
+    sow_step,
+    standing_on,
     stone_needed,
     time_of_day,
 )
@@ -169,7 +180,15 @@ EXPORTS: tuple[str, ...] = (
     "stone_needed",
     "escort_step",
     "farm_step",
+    "sow_step",
     "descend_step",
+    # daytime scoring: what the team can still unlock, cheaply
+    "achievement_weight",
+    "missing_weight",
+    "craft_trip",
+    "visit_next_level_step",
+    "standing_on",
+    "FIRST_CRAFTS",
     # coordination
     "free_adjacent_tiles",
     "agents_adjacent",
@@ -269,6 +288,7 @@ __all__ = [
     "DESCEND",
     "DO",
     "EXPORTS",
+    "FIRST_CRAFTS",
     "GIVE",
     "GROUND",
     "NOOP",
@@ -280,6 +300,7 @@ __all__ = [
     "REST",
     "SLEEP",
     "STEP_DIRS",
+    "achievement_weight",
     "act_on",
     "action",
     "adjacent",
@@ -294,6 +315,7 @@ __all__ = [
     "coordination_rewards",
     "coordination_target",
     "craft",
+    "craft_trip",
     "default_action",
     "descend",
     "descend_step",
@@ -318,6 +340,7 @@ __all__ = [
     "is_dusk_or_night",
     "leader_id",
     "make_api",
+    "missing_weight",
     "move",
     "near",
     "nearest",
@@ -334,10 +357,13 @@ __all__ = [
     "shelter_time",
     "sleep",
     "sleep_spot",
+    "sow_step",
+    "standing_on",
     "stone_needed",
     "team_alive",
     "team_center",
     "teammate_ahead",
     "time_of_day",
+    "visit_next_level_step",
     "walkable",
 ]

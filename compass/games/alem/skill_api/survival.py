@@ -10,11 +10,14 @@ nothing to do, so skills chain them with ``or``.
 
 from __future__ import annotations
 
-from compass.games.alem.names import DESCEND, DO, MAP_SIZE, NOOP, PLACE_ACTIONS, SLEEP
+from compass.games.alem.names import DESCEND, DO, ITEM_NAMES, MAP_SIZE, NOOP, PLACE_ACTIONS, SLEEP
 from compass.games.alem.obs import ObsData
 from compass.games.alem.skill_api.actions import move
 from compass.games.alem.skill_api.knowledge import (
+    STEP_DIRS,
     Point,
+    _occupied,
+    block_at,
     direction_to,
     distance,
     facing,
@@ -167,15 +170,65 @@ def farm_step(d: ObsData, anchor: Point | None = None, radius: int = 6, min_food
     return None
 
 
+def sow_step(d: ObsData, anchor: Point | None = None, radius: int = 4, plants: int = 10) -> int | None:
+    """Forager's farm work: gather saplings from grass (Do, 1 in 5 for a forager) and plant them
+    within ``radius`` of ``anchor`` until ``plants`` grow there (alem keeps at most 10 growing).
+
+    A plant ripens 500 steps after planting and again 500 steps after each meal (+4 food to any role),
+    so a farm sown early feeds the team when the forager cannot. Tiles next to ``anchor`` (the
+    table) stay free. Walks to the base first; ``None`` when the farm is full or no grass is near.
+    """
+    base = anchor if anchor is not None else base_anchor(d)
+    if d.memory is None:
+        return None
+    grown = [p for p in d.memory.known(("plant", "ripe_plant")) if distance(p, base) <= radius + 2]
+    if len(grown) >= plants:
+        return None
+    if distance(d.position, base) > radius:
+        return path_to(d, base)
+    occupied = _occupied(d)
+
+    def plot(xy: Point) -> bool:  # grass by the base where a plant may go
+        return block_at(d, xy) == "grass" and xy not in occupied and 1 < distance(xy, base) <= radius
+
+    if plot(tuple(d.facing_xy)):
+        return PLACE_ACTIONS["plant"] if d.inventory.get("sapling", 0) >= 1 else DO
+    # Moving onto grass faces the tile beyond it: step so that the faced tile is a plot.
+    for _, dx, dy in STEP_DIRS:
+        step, ahead = (d.x + dx, d.y + dy), (d.x + 2 * dx, d.y + 2 * dy)
+        if (
+            step not in occupied
+            and walkable(d, step, unknown=False)
+            and distance(step, base) <= radius
+            and plot(ahead)
+        ):
+            return move(direction_to(d.position, step))
+    return None
+
+
 def descend_step(d: ObsData) -> int | None:
     """Take the team down: on a cleared level, walk to the known ``ladder down`` and Descend (every
     teammate comes along). ``None`` when the level is not cleared, this is the last level, or no
     ladder is known yet (explore to find one)."""
     if not d.level_cleared or d.level + 1 >= d.num_levels:
         return None
+    if standing_on(d, "ladder down"):
+        return DESCEND
     ladder = nearest(d, "ladder down")
     if ladder is None:
         return None
     if d.position == tuple(ladder):
         return DESCEND
     return path_to(d, ladder, adjacent=False)
+
+
+def standing_on(d: ObsData, item: str) -> bool:
+    """Whether the agent's own tile holds ``item`` (``"ladder down"``, ``"ladder up"``, ``"torch"``) as
+    its map memory last saw it. The view lists no tile under the agent, so :func:`nearest` never
+    returns the agent's own tile: levels have several ladders, and a skill standing on one would
+    otherwise walk to the next."""
+    if d.memory is None:
+        return False
+    ids = [k for k, n in ITEM_NAMES.items() if n == item]
+    x, y = d.position
+    return bool(ids) and int(d.memory.items[d.level, y, x]) in ids
