@@ -34,7 +34,9 @@ protocol; a smoke run on tuning seeds (``--seed-base 0 --episodes 2 --steps 50``
         --difficulties hard --out /tmp/lb.json                       # smoke test, tuning seeds
 
 Episodes play on ``--workers`` processes (default 2: the machine's cores), each with its own
-compiled envs. Skills read the observation through ``parse_obs``, which the adapter serves from
+compiled envs, up to ``--batch`` episodes of a group (default 20) at once in one batched env
+(:func:`run_episodes`: one vmapped step and one sandbox batch per step; per-episode results equal
+playing them one by one, timings aside; ``--batch 1`` plays them one by one). Skills read the observation through ``parse_obs``, which the adapter serves from
 the view, so ``--no-text`` (the leaderboard mode's default; ``--text`` to keep it) changes no
 action and saves ~18 ms per step.
 """
@@ -193,6 +195,74 @@ def run_episode(env, team: str, seed: int, policies=None) -> EpisodeResult:
     )
 
 
+def run_episodes(envs: list, team: str, seeds: list[int], policies=None) -> list[EpisodeResult]:
+    """:func:`run_episode` for ``seeds`` at once, one env each (same scenario and preset): per step
+    one sandbox batch for every running episode's agents (one lane each: its own namespaces and
+    ``random``) and one vmapped env step (``AlemEnv.step_batch``); an ended episode is frozen until
+    all end. Each result equals :func:`run_episode`'s for its seed, timings aside (``seconds``:
+    from the batch's start to the episode's end; the batched device step's time is shared equally
+    among the episodes' ``adapter_ms``)."""
+    from compass.games.alem.env import StepTimes
+    from compass.sandbox import SkillExecutor
+
+    if len(envs) == 1:
+        return [run_episode(envs[0], team, seeds[0], policies)]
+    if policies is not None and not isinstance(policies, list | tuple):
+        policies = [policies] * envs[0].n_agents
+    n = len(envs)
+    executor = (
+        SkillExecutor("compass.games.alem.skill_api", seed=list(seeds)) if policies is not None else None
+    )
+    rngs = [random.Random(seed) for seed in seeds]
+    trackers = [EpisodeTracker(overworld=e.scenario == "overworld") for e in envs]
+    for e in envs:
+        e.times = StepTimes()
+    start = time.perf_counter()
+    skill_s, errors, ended = [0.0] * n, [0] * n, [0.0] * n
+    views = [e.reset(seed) for e, seed in zip(envs, seeds, strict=True)]
+    running = list(range(n))
+    while running:
+        if executor is not None:
+            items = [(p, v) for i in running for p, v in zip(policies, views[i], strict=True)]
+            results = executor.run_batch(items, [i for i in running for _ in policies])
+        inputs: list = [e.step_idle() for e in envs]
+        for k, i in enumerate(running):
+            if executor is not None:
+                mine = results[k * len(policies) : (k + 1) * len(policies)]
+                actions = [r.action for r in mine]
+                skill_s[i] += sum(r.seconds for r in mine)
+                errors[i] += sum(r.error is not None for r in mine)
+            else:
+                actions = [rngs[i].choice(v.avail_actions) for v in views[i]]
+            inputs[i] = envs[i].step_begin(actions)
+        outs = envs[0].step_batch(inputs)
+        still = []
+        for i in running:
+            res = envs[i].step_end(outs[i])
+            trackers[i].update(res.info, res.outcome)
+            views[i] = res.views
+            if res.done:
+                ended[i] = time.perf_counter()
+            else:
+                still.append(i)
+        running = still
+    return [
+        EpisodeResult(
+            team,
+            e.scenario,
+            seeds[i],
+            trackers[i].score(),
+            ended[i] - start,
+            skill_s[i],
+            errors[i],
+            e.times.per_step_ms(),
+            getattr(e, "preset", "rl"),
+            tuple(p.name for p in policies) if policies is not None else (),
+        )
+        for i, e in enumerate(envs)
+    ]
+
+
 def env_config_of(env) -> dict:
     """The alem ``EnvParams`` fields that decide how hard an episode is (recorded with the results)."""
     p = env.text_params
@@ -247,6 +317,47 @@ def play_job(job: Job) -> tuple[dict, dict]:
                 _POLICIES[name] = load_skill(name)
         policies = [_POLICIES[n] for n in job.skills]
     return run_episode(env, job.team, job.seed, policies).as_dict(), env_config_of(env)
+
+
+def _batch_envs(job: Job, n: int) -> list:
+    """``n`` envs of ``job``'s configuration (one per episode of a batch), cached per process."""
+    from compass.games.alem.env import make_alem
+
+    key = ("batch", job.difficulty, job.preset, job.steps, job.text)
+    envs = _ENVS.setdefault(key, [])
+    while len(envs) < n:
+        envs.append(make_alem(job.difficulty, max_steps=job.steps, text=job.text, preset=job.preset))
+    return envs[:n]
+
+
+def play_jobs(chunk: list[Job]) -> list[tuple[dict, dict]]:
+    """:func:`play_job` for a batch of jobs of one configuration (:func:`job_batches`), played at
+    once (:func:`run_episodes`); each row equals :func:`play_job`'s, timings aside."""
+    if len(chunk) == 1:
+        return [play_job(chunk[0])]
+    job = chunk[0]
+    envs = _batch_envs(job, len(chunk))
+    policies = None
+    if job.skills:
+        for name in job.skills:
+            if name not in _POLICIES:
+                _POLICIES[name] = load_skill(name)
+        policies = [_POLICIES[n] for n in job.skills]
+    results = run_episodes(envs, job.team, [j.seed for j in chunk], policies)
+    return [(r.as_dict(), env_config_of(envs[0])) for r in results]
+
+
+def job_batches(jobs: list[Job], batch: int, workers: int = 1) -> list[list[Job]]:
+    """``jobs`` in batches of one configuration (difficulty, preset, team, steps, text), at most
+    ``batch`` each (fewer, so that every worker gets one, when there are not enough), in order."""
+    groups: dict[tuple, list[Job]] = {}
+    for j in jobs:
+        groups.setdefault((j.difficulty, j.preset, j.team, j.steps, j.text, j.skills), []).append(j)
+    out: list[list[Job]] = []
+    for group in groups.values():
+        size = max(1, min(batch, -(-len(group) // max(workers, 1))))
+        out.extend(group[i : i + size] for i in range(0, len(group), size))
+    return out
 
 
 def run_jobs(jobs: list[Job], workers: int, fn=play_job) -> Iterator[tuple[Job, object]]:
@@ -391,6 +502,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     text.add_argument("--text", dest="text", action="store_true", help="produce the harness text")
     p.add_argument("--workers", type=int, default=2, help="episode processes (default 2)")
+    p.add_argument(
+        "--batch",
+        type=int,
+        default=LEADERBOARD_EPISODES,
+        help="most episodes of one group played at once in one batched env (1: one by one)",
+    )
     p.add_argument("--notes", default="", help="stored with the results")
     p.add_argument("--out", default="", help="write the results (every episode) to this JSON file instead")
     add_results_arguments(p)
@@ -414,8 +531,8 @@ def main(argv: list[str] | None = None) -> int:
     for t in teams:
         if t not in ("library", "retrieval", "random"):
             return _fail(f"--teams: unknown {t!r}; valid: library, retrieval, random")
-    if episodes < 1 or steps < 1 or args.workers < 1:
-        return _fail("--episodes, --steps and --workers must be positive")
+    if episodes < 1 or steps < 1 or args.workers < 1 or args.batch < 1:
+        return _fail("--episodes, --steps, --workers and --batch must be positive")
 
     if lb and args.seed_base is None:
         base = EVAL_BASES[args.eval_base]
@@ -464,7 +581,13 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict] = []
     env_config: dict = {}
     started = time.perf_counter()
-    for job, (row, cfg) in run_jobs(jobs, args.workers, play_job):
+    chunks = job_batches(jobs, args.batch, args.workers)
+    played = (
+        (job, out)
+        for chunk, outs in run_jobs(chunks, args.workers, play_jobs)
+        for job, out in zip(chunk, outs, strict=True)
+    )
+    for job, (row, cfg) in played:
         rows.append(row)
         env_config.setdefault(job.difficulty, {})[job.preset] = cfg
         a = row["agents"]

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from compass.core.family import families, get_family
@@ -135,6 +136,34 @@ def test_synthesis_produces_and_validates_a_new_skill(name, tmp_path: Path):
     from compass.skills.library import SkillLibrary
 
     assert SkillLibrary(tmp_path, name).get(new).meta["model"].startswith("openai:conformance@")
+
+
+@pytest.mark.parametrize("case", sorted(ENV_CASES))
+def test_batched_steps_equal_single_steps(case):
+    """Envs that step in a batch (eval's batched episodes) step as they would alone; an idle one
+    is frozen. A family's ``batch_envs`` kinds must make such envs."""
+    fam_name, factory = ENV_CASES[case]
+    fam = get_family(fam_name)
+    env = factory()
+    kind = case.split("-")[0]  # the env kind of the case (smax, smacv2, alem)
+    if kind in fam.batch_envs:
+        assert getattr(env, "can_batch", False), (
+            f"{fam.name} lists {kind} in batch_envs but its env cannot batch"
+        )
+    conformance.check_batch_step(fam, factory)
+
+
+def test_a_broken_batch_step_fails_the_check():
+    """Freezing that does not freeze is caught: an idle env that is stepped anyway."""
+    from compass.games.combat.smax import SmaxEnv
+
+    class Unfrozen(SmaxEnv):
+        def step_idle(self):
+            return self, np.full(self.n_agents, 4, dtype=np.int32)  # SMAX stop, but stepped
+
+    fam = get_family("combat")
+    with pytest.raises(conformance.ConformanceError, match="idle must freeze it"):
+        conformance.check_batch_step(fam, lambda: Unfrozen("protoss_5_vs_5"))
 
 
 def test_a_broken_family_fails_the_checks(played):

@@ -106,6 +106,9 @@ class GameFamily:
     #: ``human_keys(view) -> tuple[HumanKey, ...]``: what a person controlling the agent of ``view``
     #: may do this step, with its keys (``compass play``); None: the family cannot be played by hand
     human_keys: Callable[[AgentView], tuple[Any, ...]] | None = None
+    #: env kinds whose envs play many episodes in one batched step (:class:`compass.core.types.BatchStep`);
+    #: ``compass eval`` batches the episodes of a configuration on them (docs/eval.md)
+    batch_envs: tuple[str, ...] = ()
     #: ``action_name(action, agent) -> str`` for recorded trajectories, when the env has no
     #: ``action_name`` method of its own (None: the action's number)
     action_name: Callable[[int, int], str] | None = None

@@ -186,6 +186,31 @@ class StepResult:
     info: dict[str, Any]
 
 
+class BatchStep(Protocol):
+    """What an env adds to play many episodes in one batched step (``GameFamily.batch_envs``).
+
+    :meth:`MultiAgentEnv.step` split in three: host work before the device step
+    (``step_begin``), one device call for the envs of a batch (``step_batch``, called on any one of
+    them with every env's input, in order), host work after (``step_end``). An ended episode's
+    env gives ``step_idle()`` (its state, frozen: the output is dropped), so the batch keeps its
+    shape (one compile per batch size). ``step_begin`` + ``step_batch`` + ``step_end`` must give
+    the same result as ``step`` (``compass.games.conformance`` checks it).
+    """
+
+    #: False where this env cannot (e.g. its enemy team is driven from outside)
+    can_batch: bool
+    #: envs with equal keys can step in one batch
+    batch_key: Any
+
+    def step_begin(self, actions: list[int]) -> Any: ...
+
+    def step_idle(self) -> Any: ...
+
+    def step_batch(self, inputs: list[Any]) -> list[Any]: ...
+
+    def step_end(self, out: Any) -> StepResult: ...
+
+
 class MultiAgentEnv(Protocol):
     """What the runner needs from an adapter.
 

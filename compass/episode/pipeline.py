@@ -21,7 +21,7 @@ from compass.comm import CommProtocol
 from compass.config import RunConfig
 from compass.core.family import GameFamily, Scorer, family_for_env, make_env
 from compass.core.types import AgentView, MultiAgentEnv, StepResult
-from compass.episode.runner import EpisodeResult, EpisodeRunner
+from compass.episode.runner import EpisodeResult, EpisodeRunner, run_batched
 from compass.episode.trace import NullTrace, TraceSink
 from compass.planner.base import Planner
 
@@ -183,6 +183,51 @@ async def play(
     finally:
         if close:
             await table.planner.aclose()
+    return out
+
+
+async def play_batched(
+    tables: Sequence[Table], episodes: Sequence[tuple[int, int]], *, close: bool = True
+) -> list[PlayedEpisode]:
+    """Play one ``(episode index, seed)`` per table at once (:func:`compass.episode.runner.run_batched`:
+    one sandbox batch and one batched env step per step for all); each episode's result, scoring,
+    usage and trace are what :func:`play` gives it alone on its table. No observers: recording and
+    watching play one episode at a time. ``close``: release every table's planner afterwards."""
+    if len(tables) != len(episodes):
+        raise ValueError(f"{len(tables)} tables for {len(episodes)} episodes: one each")
+    runners = []
+    for tab, (_, seed) in zip(tables, episodes, strict=True):
+        if tab.act_external is not None:
+            raise ValueError("an episode with external actions (a person playing) cannot be batched")
+        runners.append(
+            EpisodeRunner(
+                tab.env,
+                tab.planner,
+                tab.cfg,
+                tab.writer,
+                comm=tab.comm,
+                on_step=tab.scorer.on_step if tab.scorer is not None else None,
+                external=tab.external,
+            )
+        )
+        if tab.comm is not None:
+            tab.comm.reset(seed)
+        if tab.scorer is not None:
+            tab.scorer.start()
+    out: list[PlayedEpisode] = []
+    try:
+        lanes = [(r, episode, seed) for r, (episode, seed) in zip(runners, episodes, strict=True)]
+        for tab, (episode, _), result in zip(tables, episodes, await run_batched(lanes), strict=True):
+            played = PlayedEpisode(result)
+            if tab.scorer is not None:
+                played.metrics = tab.scorer.finish()
+                played.headline = tab.scorer.describe_episode(played.metrics)
+            played.usage = tab.planner.usage_for_episode(episode)
+            out.append(played)
+    finally:
+        if close:
+            for p in {id(t.planner): t.planner for t in tables}.values():
+                await p.aclose()
     return out
 
 

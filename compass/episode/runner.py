@@ -8,7 +8,6 @@ decide concurrently; between decisions each agent's skill runs every step in the
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from dataclasses import dataclass, field
@@ -207,152 +206,253 @@ class EpisodeRunner:
         return Decision(skill, state.subtask or self.task, [record])
 
     async def run_episode(self, episode: int, seed: int, progress: Any = None) -> EpisodeResult:
-        env, lib = self.env, self.library
-        views = env.reset(seed)
+        ep = _Episode(self, episode, seed, progress)
         # A warm executor from the process's pool (isolated workers start once, not per episode).
-        release = contextlib.ExitStack()
-        executor = release.enter_context(
-            pooled_executor(
-                get_family(env.family).skill_api, seed, self.cfg.isolation, self.cfg.sandbox_workers
-            )
-        )
-        states = [AgentState() for _ in views]
-        self._decision_errors = 0
-        max_steps = getattr(env, "max_steps", self.cfg.max_steps or 200)
-        ret, errors, decisions = 0.0, 0, 0
-        used: dict[str, int] = {}
-        outcome, info = "timeout", {}
-        alive_before = {v.agent_id for v in views if v.alive}
-        deaths: set[int] = set()
-        rec = self.recorder(episode, seed) if self.recorder is not None else None
-        t, stopped = 0, False
-        for t in range(max_steps):
-            perceived = self._perceived(views, t)
-            due = self._triggers(perceived, states, t, deaths)
-            if due:
-                t0 = time.perf_counter()
-                for i, decision in await self._decide(perceived, states, due, t, episode):
-                    s = states[i]
-                    if decision.skill != s.skill:
-                        s.reward_since = 0.0  # reflection judges a skill's whole execution
-                    s.skill, s.subtask, s.last_decision = decision.skill, decision.subtask, t
-                    s.pending_error = None
-                    decisions += 1
-                    if self.comm is not None:
-                        self.comm.post_intent(i, t, decision.subtask, decision.skill)
-                    self._trace_vlm_calls(episode, t, i, decision)
-                    self.writer.trace(
-                        {
-                            "kind": "decision",
-                            "episode": episode,
-                            "t": t,
-                            "agent": i,
-                            "trigger": due[i],
-                            "skill": decision.skill,
-                            "code_hash": lib.compiled[decision.skill].code_hash,
-                            "subtask": decision.subtask,
-                            "records": decision.records,
-                        }
-                    )
-                self.writer.timing(
+        with pooled_executor(
+            get_family(self.env.family).skill_api, seed, self.cfg.isolation, self.cfg.sandbox_workers
+        ) as executor:
+            for t in range(ep.max_steps):
+                batch = await ep.prepare(t)
+                actions = ep.act(executor.run_batch(batch))
+                if self.act_external is not None:
+                    try:
+                        for u, a in (await self.act_external(episode, t, ep.perceived)).items():
+                            actions[u] = int(a)
+                    except EpisodeStopped as stop:
+                        ep.stop(stop.outcome)
+                        break
+                if ep.stepped(self.env.step(actions)):
+                    break
+        return ep.finish()
+
+
+class _Episode:
+    """One episode's state between steps, split at the two points a batch of episodes shares:
+    the sandbox batch (:meth:`prepare` gives its items, :meth:`act` takes their results) and the
+    env step (:meth:`stepped` takes its result). :meth:`EpisodeRunner.run_episode` plays one;
+    :func:`run_batched` plays several in lockstep, with one sandbox batch and one env step for all."""
+
+    def __init__(self, runner: EpisodeRunner, episode: int, seed: int, progress: Any = None) -> None:
+        self.r, self.episode, self.seed, self.progress = runner, episode, seed, progress
+        env = runner.env
+        self.views = env.reset(seed)
+        self.states = [AgentState() for _ in self.views]
+        runner._decision_errors = 0
+        self.decision_errors = 0
+        self.max_steps = getattr(env, "max_steps", runner.cfg.max_steps or 200)
+        self.ret, self.errors, self.decisions = 0.0, 0, 0
+        self.used: dict[str, int] = {}
+        self.outcome, self.info = "timeout", {}
+        self.alive_before = {v.agent_id for v in self.views if v.alive}
+        self.deaths: set[int] = set()
+        self.rec = runner.recorder(episode, seed) if runner.recorder is not None else None
+        self.t, self.stopped = 0, False
+        self.perceived: list[AgentView] = []
+        self.step_errors: list[dict] = []
+        self.skills: list[str | None] = []
+
+    async def prepare(self, t: int) -> list[tuple[Any, AgentView]]:
+        """Step ``t``'s perception and decisions; the sandbox items (skill, view) of its living agents."""
+        r, states, lib, episode = self.r, self.states, self.r.library, self.episode
+        self.t = t
+        perceived = self.perceived = r._perceived(self.views, t)
+        due = r._triggers(perceived, states, t, self.deaths)
+        if due:
+            t0 = time.perf_counter()
+            r._decision_errors = self.decision_errors
+            decided = await r._decide(perceived, states, due, t, episode)
+            self.decision_errors = r._decision_errors
+            for i, decision in decided:
+                s = states[i]
+                if decision.skill != s.skill:
+                    s.reward_since = 0.0  # reflection judges a skill's whole execution
+                s.skill, s.subtask, s.last_decision = decision.skill, decision.subtask, t
+                s.pending_error = None
+                self.decisions += 1
+                if r.comm is not None:
+                    r.comm.post_intent(i, t, decision.subtask, decision.skill)
+                r._trace_vlm_calls(episode, t, i, decision)
+                r.writer.trace(
                     {
-                        "kind": "decision_round",
+                        "kind": "decision",
                         "episode": episode,
                         "t": t,
-                        "agents": len(due),
-                        "seconds": round(time.perf_counter() - t0, 6),
+                        "agent": i,
+                        "trigger": due[i],
+                        "skill": decision.skill,
+                        "code_hash": lib.compiled[decision.skill].code_hash,
+                        "subtask": decision.subtask,
+                        "records": decision.records,
                     }
                 )
-            actions, step_errors, skills = [], [], []
-            # All living agents' skill calls of this step in one batch (one round trip when isolated).
-            batch = [
-                (lib.compiled[s.skill], v)
-                for v, s in zip(perceived, states, strict=True)
-                if v.alive and v.agent_id not in self.external
-            ]
-            batch_results = iter(executor.run_batch(batch))
-            for v, s in zip(perceived, states, strict=True):
-                if not v.alive or v.agent_id in self.external:
-                    actions.append(0)
-                    skills.append(None)
-                    continue
-                result = next(batch_results)
-                actions.append(result.action)
-                skills.append(s.skill)
-                used[s.skill] = used.get(s.skill, 0) + 1
-                if result.error is not None:
-                    errors += 1
-                    s.pending_error = result.error
-                    lib.record_use(s.skill, errors=1)
-                    step_errors.append(
-                        {
-                            "agent": v.agent_id,
-                            "skill": s.skill,
-                            "kind": result.error.kind,
-                            "message": str(result.error),
-                            "traceback": result.error.traceback,
-                        }
-                    )
-            if self.act_external is not None:
-                try:
-                    for u, a in (await self.act_external(episode, t, perceived)).items():
-                        actions[u] = int(a)
-                except EpisodeStopped as stop:
-                    outcome, stopped = stop.outcome, True
-                    break
-            res = env.step(actions)
-            reward = float(np.mean(res.rewards)) if res.rewards else 0.0
-            ret += reward
-            for s in states:
-                s.reward_since += reward
-            self.planner.observe_step(episode, t, perceived, reward)
-            record = {
-                "kind": "step",
-                "episode": episode,
-                "t": t,
-                "actions": actions,
-                "skills": skills,
-                "reward": round(reward, 6),
-            }
-            if step_errors:
-                record["errors"] = step_errors
-            if res.info.get(EVENTS):  # kills and the like, as the family reports them (viewer jump targets)
-                record["events"] = list(res.info[EVENTS])
-            self.writer.trace(record)
-            if self.on_step is not None:
-                self.on_step(episode, t, res)
-            views = res.views
-            alive_now = {v.agent_id for v in views if v.alive}
-            deaths = alive_before - alive_now
-            alive_before = alive_now
-            if rec is not None:
-                rec.step(t, perceived, actions, skills, res)
-            if progress is not None:
-                progress()
-            if res.done:
-                outcome, info = res.outcome, res.info
-                break
-        release.close()
-        if rec is not None:
-            self.last_recording = rec.finish(outcome)
-        steps = t if stopped else t + 1  # a stopped step was not played
-        for name, n in used.items():
+            r.writer.timing(
+                {
+                    "kind": "decision_round",
+                    "episode": episode,
+                    "t": t,
+                    "agents": len(due),
+                    "seconds": round(time.perf_counter() - t0, 6),
+                }
+            )
+        # All living agents' skill calls of this step in one batch (one round trip when isolated).
+        return [
+            (lib.compiled[s.skill], v)
+            for v, s in zip(perceived, states, strict=True)
+            if v.alive and v.agent_id not in r.external
+        ]
+
+    def act(self, batch_results: list[Any]) -> list[int]:
+        """The step's actions from the results of :meth:`prepare`'s items (in their order)."""
+        r, lib, used = self.r, self.r.library, self.used
+        actions: list[int] = []
+        self.step_errors, self.skills = [], []
+        results = iter(batch_results)
+        for v, s in zip(self.perceived, self.states, strict=True):
+            if not v.alive or v.agent_id in r.external:
+                actions.append(0)
+                self.skills.append(None)
+                continue
+            result = next(results)
+            actions.append(result.action)
+            self.skills.append(s.skill)
+            used[s.skill] = used.get(s.skill, 0) + 1
+            if result.error is not None:
+                self.errors += 1
+                s.pending_error = result.error
+                lib.record_use(s.skill, errors=1)
+                self.step_errors.append(
+                    {
+                        "agent": v.agent_id,
+                        "skill": s.skill,
+                        "kind": result.error.kind,
+                        "message": str(result.error),
+                        "traceback": result.error.traceback,
+                    }
+                )
+        self.actions = actions
+        return actions
+
+    def stop(self, outcome: str) -> None:
+        """A person ended the episode before this step was played."""
+        self.outcome, self.stopped = outcome, True
+
+    def stepped(self, res: Any) -> bool:
+        """Take the env's result of this step (with :meth:`act`'s actions); True when the episode ended."""
+        r, t, actions = self.r, self.t, self.actions
+        reward = float(np.mean(res.rewards)) if res.rewards else 0.0
+        self.ret += reward
+        for s in self.states:
+            s.reward_since += reward
+        r.planner.observe_step(self.episode, t, self.perceived, reward)
+        record = {
+            "kind": "step",
+            "episode": self.episode,
+            "t": t,
+            "actions": actions,
+            "skills": self.skills,
+            "reward": round(reward, 6),
+        }
+        if self.step_errors:
+            record["errors"] = self.step_errors
+        if res.info.get(EVENTS):  # kills and the like, as the family reports them (viewer jump targets)
+            record["events"] = list(res.info[EVENTS])
+        r.writer.trace(record)
+        if r.on_step is not None:
+            r.on_step(self.episode, t, res)
+        self.views = res.views
+        alive_now = {v.agent_id for v in self.views if v.alive}
+        self.deaths = self.alive_before - alive_now
+        self.alive_before = alive_now
+        if self.rec is not None:
+            self.rec.step(t, self.perceived, actions, self.skills, res)
+        if self.progress is not None:
+            self.progress()
+        if res.done:
+            self.outcome, self.info = res.outcome, res.info
+            return True
+        return False
+
+    def finish(self) -> EpisodeResult:
+        """The episode's result (traced as its ``episode_end``)."""
+        r, lib, t = self.r, self.r.library, self.t
+        if self.rec is not None:
+            r.last_recording = self.rec.finish(self.outcome)
+        steps = t if self.stopped else t + 1  # a stopped step was not played
+        for name, n in self.used.items():
             lib.record_use(name, uses=n)
-        extra = {k: v for k, v in info.items() if isinstance(v, (int, float, bool, str))}
-        if self.comm is not None:
-            extra["comm"] = self.comm.stats()
+        extra = {k: v for k, v in self.info.items() if isinstance(v, (int, float, bool, str))}
+        if r.comm is not None:
+            extra["comm"] = r.comm.stats()
         result = EpisodeResult(
-            episode,
-            seed,
-            outcome,
-            ret,
+            self.episode,
+            self.seed,
+            self.outcome,
+            self.ret,
             steps,
-            errors,
-            decisions,
-            dict(sorted(used.items())),
+            self.errors,
+            self.decisions,
+            dict(sorted(self.used.items())),
             extra,
-            self._decision_errors,
+            self.decision_errors,
         )
-        self.writer.trace({"kind": "episode_end", **result.as_dict()})
-        self.writer.flush()
+        r.writer.trace({"kind": "episode_end", **result.as_dict()})
+        r.writer.flush()
         return result
+
+
+def can_batch(env: Any) -> bool:
+    """Whether ``env`` steps in a batch (:class:`compass.core.types.BatchStep`)."""
+    return bool(getattr(env, "can_batch", False))
+
+
+async def run_batched(lanes: list[tuple[EpisodeRunner, int, int]]) -> list[EpisodeResult]:
+    """Play ``(runner, episode, seed)`` lanes in lockstep: per step, every running episode's skill
+    calls in one sandbox batch (one lane per episode: its own namespaces and ``random``) and one
+    batched env step (:class:`compass.core.types.BatchStep`); an ended episode is frozen (its env
+    gives ``step_idle()``: the batched step keeps its state) until all end. Each lane's trace
+    and result are those :meth:`EpisodeRunner.run_episode` gives it alone.
+
+    The runners' envs must share a ``batch_key`` and their configurations the sandbox settings;
+    external actions (``act_external``, a person) are not batched.
+    """
+    first = lanes[0][0]
+    if any(r.act_external is not None for r, _, _ in lanes):
+        raise ValueError("episodes with external actions (a person playing) cannot be batched")
+    if len({r.env.batch_key for r, _, _ in lanes}) != 1 or not all(can_batch(r.env) for r, _, _ in lanes):
+        raise ValueError("batched episodes need envs that step in one batch (the same batch_key)")
+    eps = [_Episode(r, episode, seed) for r, episode, seed in lanes]
+    seeds = [seed for _, _, seed in lanes]
+    running = list(range(len(eps)))
+    cfg = first.cfg
+    with pooled_executor(
+        get_family(first.env.family).skill_api, seeds[0], cfg.isolation, cfg.sandbox_workers
+    ) as executor:
+        executor.reset_lanes(seeds)
+        t = 0
+        while running:
+            items: list[tuple[Any, AgentView]] = []
+            item_lanes: list[int] = []
+            counts = []
+            for i in running:
+                batch = await eps[i].prepare(t)
+                items += batch
+                item_lanes += [i] * len(batch)
+                counts.append(len(batch))
+            results = executor.run_batch(items, item_lanes)
+            k = 0
+            inputs: list[Any] = [None] * len(eps)
+            for i, n in zip(running, counts, strict=True):
+                inputs[i] = eps[i].r.env.step_begin(eps[i].act(results[k : k + n]))
+                k += n
+            for i, ep in enumerate(eps):
+                if inputs[i] is None:
+                    inputs[i] = ep.r.env.step_idle()
+            outs = first.env.step_batch(inputs)
+            still = []
+            for i in running:
+                ended = eps[i].stepped(eps[i].r.env.step_end(outs[i]))
+                if not ended and t + 1 < eps[i].max_steps:
+                    still.append(i)
+            running = still
+            t += 1
+    return [ep.finish() for ep in eps]

@@ -36,10 +36,18 @@ def eval_command(
         str | None,
         typer.Option(help="run on Ray: local (a private instance), auto (the running cluster) or ADDRESS"),
     ] = None,
+    batch: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="most episodes of one configuration played at once in one batched env "
+            "(where it applies: no VLM planner, the env's own enemy, SMAX or ALEM; 1: one by one) [default: 16]",
+        ),
+    ] = None,
     out: Annotated[Path, typer.Option(help="where eval directories go (<out>/<spec name>)")] = Path("runs"),
 ) -> None:
     """Run an experiment spec over seeds; resumable; writes episodes.csv, report.md and report.png."""
-    from compass.eval.driver import prepare, run_eval
+    from compass.eval.driver import DEFAULT_BATCH, prepare, run_eval
     from compass.eval.episode import EpisodeError
     from compass.eval.report import write_report
     from compass.eval.spec import SpecError, load_spec
@@ -73,7 +81,7 @@ def eval_command(
             bar.update(task, advance=1, last=f"{row['config']} seed {row['seed']}: {row['outcome']}")
 
         try:
-            rows = run_eval(prepared, plan.workers, ray, on_row)
+            rows = run_eval(prepared, plan.workers, ray, on_row, batch or DEFAULT_BATCH)
         except EpisodeError as e:
             if not e.user_error:
                 err.print(escape(e.tb))

@@ -283,6 +283,25 @@ class TeamEnv:
         self._views = res.views
         return res
 
+    # Batched episodes (compass.core.types.BatchStep): our controlled units act in step_begin;
+    # step_batch, step_idle and batch_key are the wrapped env's (through __getattr__).
+    @property
+    def can_batch(self) -> bool:
+        """Only with the env's own enemy: an enemy team driven from here steps one by one."""
+        return self.enemy is None and bool(getattr(self.env, "can_batch", False))
+
+    def step_begin(self, actions: list[int]) -> Any:
+        actions = list(actions)
+        for c in self.ally:
+            for u, a in c.act(self.env, self._views).items():
+                actions[u] = a
+        return self.env.step_begin(actions)
+
+    def step_end(self, out: Any) -> StepResult:
+        res = self.env.step_end(out)
+        self._views = res.views
+        return res
+
     def close(self) -> None:
         for c in (*self.ally, *(self.enemy or ())):
             if hasattr(c, "close"):

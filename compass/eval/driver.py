@@ -1,9 +1,14 @@
 """Run a plan: skip finished episodes, play the rest on local worker processes or Ray, append rows.
 
 Local: ``workers == 1`` plays in this process; more use a ``spawn`` process pool (JAX and fork do
-not mix). Ray: one task per episode with ``num_cpus=1`` declared, scheduled by Ray, results
+not mix). Ray: one task per batch with ``num_cpus=1`` declared, scheduled by Ray, results
 streamed back with ``ray.wait`` as they finish. Both call the same
-:func:`compass.eval.episode.play_episode`, so they give the same per-seed results.
+:func:`compass.eval.episode.play_batch`, so they give the same per-seed results.
+
+Batches: the episodes of one configuration and env that can be batched
+(:func:`compass.eval.episode.batch_key`) are played up to ``batch`` at a time in one vmapped env;
+the others (a VLM planner, an enemy team driven by controllers, an env kind its family does not
+batch) one by one, as batches of one. Per-seed rows are the same either way (``wall_s`` aside).
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from compass.eval.episode import play_episode
+from compass.eval.episode import batch_key, play_batch
 from compass.eval.spec import Job, Plan, SpecError
 from compass.eval.store import REPORT_FILES, EpisodeStore, read_meta, write_meta
 from compass.util.atomic import atomic_write_text
@@ -60,25 +65,51 @@ def _init_worker() -> None:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
-def run_local(jobs: list[Job], workers: int) -> Iterator[dict[str, Any]]:
-    """Rows as episodes finish (in completion order)."""
-    if workers <= 1 or len(jobs) <= 1:
-        for job in jobs:
-            yield play_episode(job)
+#: episodes per batch by default: past a few dozen the step's host work dominates (benchmarks/README.md)
+DEFAULT_BATCH = 16
+
+
+def batches(jobs: list[Job], batch: int, workers: int = 1) -> list[list[Job]]:
+    """``jobs`` in batches: those with one :func:`batch_key` in runs of at most ``batch`` (fewer,
+    so that every worker gets one, when there are not enough for all), the rest alone; in order."""
+    groups: dict[Any, list[Job]] = {}
+    out: list[list[Job]] = []
+    for j in jobs:
+        key = batch_key(j) if batch > 1 else None
+        if key is None:
+            out.append([j])
+        else:
+            groups.setdefault(key, []).append(j)
+    for group in groups.values():
+        size = max(1, min(batch, -(-len(group) // max(workers, 1))))
+        out.extend(group[i : i + size] for i in range(0, len(group), size))
+    return out
+
+
+def run_local(jobs: list[Job], workers: int, batch: int = DEFAULT_BATCH) -> Iterator[dict[str, Any]]:
+    """Rows as episodes (or batches of them) finish (in completion order)."""
+    chunks = batches(jobs, batch, workers)
+    if workers <= 1 or len(chunks) <= 1:
+        for chunk in chunks:
+            yield from play_batch(chunk)
         return
     ctx = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx, initializer=_init_worker)
+    pool = ProcessPoolExecutor(
+        max_workers=min(workers, len(chunks)), mp_context=ctx, initializer=_init_worker
+    )
     try:
-        pending = {pool.submit(play_episode, j) for j in jobs}
+        pending = {pool.submit(play_batch, c) for c in chunks}
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for f in done:
-                yield f.result()
+                yield from f.result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def run_ray(jobs: list[Job], address: str, workers: int) -> Iterator[dict[str, Any]]:
+def run_ray(
+    jobs: list[Job], address: str, workers: int, batch: int = DEFAULT_BATCH
+) -> Iterator[dict[str, Any]]:
     """Rows from Ray tasks as they finish. ``address``: ``local`` starts a private instance with
     ``workers`` CPUs; ``auto`` joins the running cluster; else a cluster address (``ray://host:10001``)."""
     try:
@@ -94,13 +125,13 @@ def run_ray(jobs: list[Job], address: str, workers: int) -> Iterator[dict[str, A
                 ray.init(address=address, log_to_driver=False)
             except ConnectionError as e:
                 raise ConnectionError(f"cannot reach the Ray cluster at {address!r}: {e}") from None
-    remote = ray.remote(num_cpus=1, max_retries=1, retry_exceptions=False)(play_episode)
+    remote = ray.remote(num_cpus=1, max_retries=1, retry_exceptions=False)(play_batch)
     try:
-        pending = [remote.remote(j) for j in jobs]
+        pending = [remote.remote(c) for c in batches(jobs, batch, workers)]
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             try:
-                yield ray.get(done[0])
+                yield from ray.get(done[0])
             except ray.exceptions.RayTaskError as e:
                 for r in pending:
                     ray.cancel(r, force=True)
@@ -116,9 +147,12 @@ def run_eval(
     workers: int,
     ray_address: str | None = None,
     on_row: Callable[[dict[str, Any]], None] | None = None,
+    batch: int = DEFAULT_BATCH,
 ) -> list[dict[str, Any]]:
-    """Play what is left, appending each row as it arrives; return all rows of the run directory."""
-    rows = run_ray(prepared.todo, ray_address, workers) if ray_address else run_local(prepared.todo, workers)
+    """Play what is left, appending each row as it arrives; return all rows of the run directory.
+    ``batch``: most episodes of one configuration in one batched env (1: one by one)."""
+    todo = prepared.todo
+    rows = run_ray(todo, ray_address, workers, batch) if ray_address else run_local(todo, workers, batch)
     try:
         for row in rows:
             prepared.store.append(row)

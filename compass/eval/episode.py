@@ -13,6 +13,7 @@ import shutil
 import tempfile
 import time
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,8 @@ from compass.comm import CommProtocol
 from compass.core.controller import ALLY, ENEMY
 from compass.core.errors import is_expected
 from compass.core.family import family_for_env, make_env
-from compass.episode.pipeline import play, table
+from compass.episode.pipeline import play, play_batched, table
+from compass.episode.runner import can_batch
 from compass.episode.trace import RunWriter
 from compass.eval.controllers import TeamEnv, UnitPlanners, parse_team, resolve, side_controllers, split_team
 from compass.eval.spec import ConfigSpec, Job
@@ -82,14 +84,47 @@ def play_episode(job: Job) -> dict[str, Any]:
         raise EpisodeError(label(job), f"{type(e).__name__}: {e}", expected, traceback.format_exc()) from None
 
 
-def _play(job: Job) -> dict[str, Any]:
+@dataclass
+class _Seat:
+    """One job set up to play: its table, and what to close and remove afterwards."""
+
+    job: Job
+    cfg: Any
+    family: Any
+    table: Any
+    writer: RunWriter
+    team_env: Any
+    tmp: Path
+
+    def close(self) -> None:
+        self.writer.close()
+        if isinstance(self.team_env, TeamEnv):
+            self.team_env.close()
+
+    def row(self, played: Any, wall: float) -> dict[str, Any]:
+        ep = played.result.as_dict()
+        if played.metrics is not None:
+            ep["metrics"] = played.metrics
+        ep["vlm"] = played.usage or {}
+        return episode_row(self.job.config, self.job.env, self.job.seed, ep, wall, self.family.name)
+
+
+def _configured(job: Job) -> tuple[ConfigSpec, Any, Any, list | None]:
+    """(spec, run config, family, enemy assignments or None for the env's own enemy) of ``job``."""
     spec = ConfigSpec(**job.config_fields)
     cfg = spec.run_config(job.env, job.seed, job.max_steps)
     family = family_for_env(cfg.env)
     if cfg.task is None:
         cfg = cfg.model_copy(update={"task": family.default_task})
     enemy = None if spec.enemy == "default" else parse_team(spec.enemy)
-    env = _env(cfg, external_enemy=enemy is not None)
+    return spec, cfg, family, enemy
+
+
+def _seat(job: Job, env: Any | None = None) -> _Seat:
+    """Set ``job`` up on ``env`` (default: this process's cached env of its configuration)."""
+    spec, cfg, family, enemy = _configured(job)
+    if env is None:
+        env = _env(cfg, external_enemy=enemy is not None)
     ally_map = resolve(parse_team(spec.team), env.n_agents, "team")
     enemy_map = resolve(enemy, env.n_enemies, "enemy") if enemy is not None else {}
     kinds = {a.kind if a.kind != "compass" else cfg.planner for a in ally_map.values()}
@@ -150,21 +185,95 @@ def _play(job: Job) -> dict[str, Any]:
             score_env=env,
             external=frozenset(u for c in ally_ctrl for u in c.units),
         )
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return _Seat(job, cfg, family, tab, writer, team_env, tmp)
+
+
+def _play(job: Job) -> dict[str, Any]:
+    seat = _seat(job)
+    try:
         t0 = time.perf_counter()
         try:
-            (played,) = asyncio.run(play(tab, [(0, cfg.seed)]))
+            (played,) = asyncio.run(play(seat.table, [(0, seat.cfg.seed)]))
             wall = time.perf_counter() - t0
         finally:
-            writer.close()
-            if isinstance(team_env, TeamEnv):
-                team_env.close()
-        ep = played.result.as_dict()
-        if played.metrics is not None:
-            ep["metrics"] = played.metrics
-        ep["vlm"] = played.usage or {}
+            seat.close()
+        return seat.row(played, wall)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return episode_row(job.config, job.env, job.seed, ep, wall, family.name)
+        shutil.rmtree(seat.tmp, ignore_errors=True)
+
+
+# --- batched episodes ------------------------------------------------------------------------------
+
+
+def batch_key(job: Job) -> tuple | None:
+    """Jobs with the same key can be played as one batch (:func:`play_batch`); None: this job
+    plays alone. Batched: one configuration and env, no VLM planner (its calls and its library's
+    evolution are per episode), the env's own enemy, and an env kind its family batches
+    (``GameFamily.batch_envs``). Decided from the spec alone (no env is built)."""
+    try:
+        spec, cfg, family, enemy = _configured(job)
+        kinds = {a.kind if a.kind != "compass" else cfg.planner for a in parse_team(spec.team)}
+    except Exception:  # a bad spec: the job plays alone, where its error is reported (EpisodeError)
+        return None
+    if enemy is not None or cfg.env.partition(":")[0] not in family.batch_envs:
+        return None
+    if "vlm" in kinds:
+        return None
+    return (job.config, job.env, job.max_steps)
+
+
+def _lane_envs(cfg: Any, n: int) -> list[Any]:
+    """``n`` envs of ``cfg`` (one per episode of a batch), cached per process, the batched step
+    compiled for ``n`` (so an episode's wall time is play, not this worker's warm-up)."""
+    key = ("lanes", cfg.env, cfg.epo, cfg.max_steps)
+    envs = _ENVS.setdefault(key, [])
+    while len(envs) < n:
+        envs.append(make_env(cfg.env, epo=cfg.epo, max_steps=cfg.max_steps))
+    if (key, n) not in _ENVS:
+        for e in envs[:n]:
+            e.reset(0)
+        envs[0].step_batch([e.step_idle() for e in envs[:n]])
+        _ENVS[(key, n)] = True
+    return envs[:n]
+
+
+def play_batch(jobs: list[Job]) -> list[dict[str, Any]]:
+    """Rows of ``jobs`` (one :func:`batch_key`, distinct seeds) played as one batch of episodes in
+    one vmapped env (:func:`compass.episode.pipeline.play_batched`); each row equals
+    :func:`play_episode`'s for its job, but ``wall_s``, the batch's wall time shared equally.
+    Jobs that cannot be batched, or a batch of one, are played one by one."""
+    keys = {batch_key(j) for j in jobs}
+    if len(jobs) <= 1 or None in keys or len(keys) > 1:
+        return [play_episode(j) for j in jobs]
+    what = f"config {jobs[0].config!r}, {jobs[0].env}, seeds {', '.join(str(j.seed) for j in jobs)} (batched)"
+    try:
+        return _play_batch(jobs)
+    except EpisodeError:
+        raise
+    except Exception as e:
+        raise EpisodeError(what, f"{type(e).__name__}: {e}", is_expected(e), traceback.format_exc()) from None
+
+
+def _play_batch(jobs: list[Job]) -> list[dict[str, Any]]:
+    _, cfg, _, _ = _configured(jobs[0])
+    envs = _lane_envs(cfg, len(jobs))
+    if not can_batch(envs[0]):  # the family lists the env kind, but this env cannot (its options)
+        return [play_episode(j) for j in jobs]
+    seats: list[_Seat] = []
+    try:
+        for job, env in zip(jobs, envs, strict=True):
+            seats.append(_seat(job, env))
+        t0 = time.perf_counter()
+        played = asyncio.run(play_batched([s.table for s in seats], [(0, s.cfg.seed) for s in seats]))
+        wall = (time.perf_counter() - t0) / len(jobs)
+    finally:
+        for s in seats:
+            s.close()
+            shutil.rmtree(s.tmp, ignore_errors=True)
+    return [s.row(p, wall) for s, p in zip(seats, played, strict=True)]
 
 
 def episode_row(

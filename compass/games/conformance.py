@@ -81,6 +81,60 @@ def play_a_few_steps(family: GameFamily, env: MultiAgentEnv, seed: int = 7, step
     return Played(family, env, seed, first_texts, perceived_all, results)
 
 
+def _step_summary(res: StepResult) -> tuple:
+    return (res.done, res.outcome, list(res.rewards), [v.text for v in res.views])
+
+
+def check_batch_step(fam: GameFamily, make_env: Callable[[], MultiAgentEnv], steps: int = 6) -> None:
+    """For an env that steps in a batch (``can_batch``: :class:`compass.core.types.BatchStep`):
+    three envs stepped together give what each gives stepped alone, and an env left idle in the
+    batch (an ended episode) is frozen: it goes on, after two idle steps, as if they never were."""
+    envs = [make_env() for _ in range(3)]
+    if not getattr(envs[0], "can_batch", False):
+        return
+    api = fam.api_module()
+    seeds = [7, 8, 9]
+    idle = {2, 3}  # the steps lane 1 sits out
+
+    def alone(seed: int, skip: set[int]) -> list[tuple]:
+        env = make_env()
+        views, out = env.reset(seed), []
+        for t in range(steps + len(skip)):
+            if t in skip:
+                continue
+            res = env.step([api.default_action(v) for v in views])
+            out.append(_step_summary(res))
+            views = res.views
+            if res.done:
+                break
+        return out
+
+    expected = [alone(s, idle if b == 1 else set()) for b, s in enumerate(seeds)]
+    views = [e.reset(s) for e, s in zip(envs, seeds, strict=True)]
+    got: list[list[tuple]] = [[], [], []]
+    running = {0, 1, 2}
+    for t in range(steps + len(idle)):
+        live = [b in running and not (b == 1 and t in idle) and len(got[b]) < steps for b in range(3)]
+        inputs = [
+            e.step_begin([api.default_action(v) for v in views[b]]) if live[b] else e.step_idle()
+            for b, e in enumerate(envs)
+        ]
+        outs = envs[0].step_batch(inputs)
+        for b, e in enumerate(envs):
+            if live[b]:
+                res = e.step_end(outs[b])
+                got[b].append(_step_summary(res))
+                views[b] = res.views
+                if res.done:
+                    running.discard(b)
+    for b in range(3):
+        _need(
+            got[b] == expected[b][:steps],
+            f"{fam.name}: env {b} (seed {seeds[b]}) stepped in a batch differs from stepping it alone"
+            + (" after sitting out two steps (idle must freeze it)" if b == 1 else ""),
+        )
+
+
 def check_descriptor(fam: GameFamily) -> None:
     """The descriptor names envs, a task, legends, prompts, seed skills, observations and an API
     whose ``make_api`` builds exactly ``EXPORTS``."""
@@ -346,6 +400,7 @@ def check_family(fam: GameFamily, make_env: Callable[[], MultiAgentEnv]) -> None
     played = play_a_few_steps(fam, make_env())
     check_reset_and_step(played)
     check_text_round_trip(played)
+    check_batch_step(fam, make_env)
     check_prompt_placeholders(fam)
     check_prompt_api_names(fam)
     check_prompt_rules(fam)

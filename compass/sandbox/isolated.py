@@ -117,6 +117,7 @@ class IsolatedExecutor:
             raise ValueError(f"workers must be at least 1, got {workers}")
         self.api = load_api(api)
         self.seed = seed
+        self._lane_seeds: list[int] = [seed]  # one per lane (reset_lanes); one lane by default
         self._init = (api, max_ticks, max_seconds, memory_mb)
         # The worker's own budget fires first for Python-level loops; this catches C-level hangs.
         self.hard_seconds = hard_seconds if hard_seconds is not None else 2 * max_seconds + 0.5
@@ -148,7 +149,7 @@ class IsolatedExecutor:
         proc.stdin.close()
         proc.stdout.close()
         api, max_ticks, max_seconds, memory_mb = self._init
-        w.send.send(("init", api, self._seed_of(index), max_ticks, max_seconds, memory_mb, path))
+        w.send.send(("init", api, self._seeds_of(index), max_ticks, max_seconds, memory_mb, path))
         return w
 
     @staticmethod
@@ -164,8 +165,9 @@ class IsolatedExecutor:
             start_new_session=True,  # Ctrl-C in the terminal goes to the parent, which stops the workers
         )
 
-    def _seed_of(self, index: int) -> int:
-        return self.seed + 1_000_003 * index
+    def _seeds_of(self, index: int) -> list[int]:
+        """Worker ``index``'s seed of each lane (each worker has its own stream per lane)."""
+        return [seed + 1_000_003 * index for seed in self._lane_seeds]
 
     def _wait_ready(self, w: _Worker) -> None:
         if w.ready:
@@ -199,8 +201,9 @@ class IsolatedExecutor:
         self._kill(self._workers[index])
         self.restarts += 1
         fresh = self._spare if self._spare is not None and self._spare.proc.poll() is None else None
-        if fresh is not None and index != 0:
-            fresh.post(("reset", self._seed_of(index)))  # the spare was seeded as worker 0
+        if fresh is not None:
+            # The spare was seeded as worker 0 with the seeds of when it started.
+            fresh.post(("reset", self._seeds_of(index)))
             self._wait_ready(fresh)
             fresh.recv.recv()
         self._workers[index] = fresh or self._spawn(index)
@@ -212,21 +215,29 @@ class IsolatedExecutor:
         """Like ``SkillExecutor.run``; a dead or stuck worker becomes a SkillError and is replaced."""
         return self.run_batch([(skill, view)])[0]
 
-    def run_batch(self, items: Sequence[tuple[CompiledSkill, AgentView]]) -> list[SkillResult]:
-        """Run all (skill, view) calls of one step: one message per worker, answers streamed back."""
+    def run_batch(
+        self, items: Sequence[tuple[CompiledSkill, AgentView]], lanes: Sequence[int] | None = None
+    ) -> list[SkillResult]:
+        """Run all (skill, view) calls of one step: one message per worker, answers streamed back
+        (item ``k`` in lane ``lanes[k]``, default lane 0: batched episodes share the round trip)."""
         results: list[SkillResult | None] = [None] * len(items)
+        self._item_lanes = list(lanes) if lanes is not None else [0] * len(items)
         n = len(self._workers)
         groups: dict[int, list[int]] = {}
         for k, (_, view) in enumerate(items):
             groups.setdefault(view.agent_id % n if n > 1 else 0, []).append(k)
         for w_index, ks in groups.items():
-            self._send(w_index, [items[k] for k in ks])
+            self._send(w_index, ks, items)
         for w_index, ks in groups.items():
             self._collect(w_index, ks, items, results)
         return results  # type: ignore[return-value]
 
-    def _send(self, w_index: int, batch: Sequence[tuple[CompiledSkill, AgentView]]) -> None:
-        payload = [(skill.code_hash, _wire_view(view, skill.reads_text)) for skill, view in batch]
+    def _send(self, w_index: int, ks: list[int], items: Sequence[tuple[CompiledSkill, AgentView]]) -> None:
+        batch = [items[k] for k in ks]
+        payload = [
+            (skill.code_hash, _wire_view(view, skill.reads_text), self._item_lanes[k])
+            for k, (skill, view) in zip(ks, batch, strict=True)
+        ]
         cpu = math.ceil(self.hard_seconds * len(batch)) + 1
         for attempt in range(2):
             w = self._workers[w_index]
@@ -289,7 +300,7 @@ class IsolatedExecutor:
             # Replies come in one message per batch: the other agents run again on the new worker.
             rest = [j for j in ks if j != k]
             if rest:
-                self._send(w_index, [items[j] for j in rest])
+                self._send(w_index, rest, items)
                 self._collect(w_index, rest, items, results)
             return
         elapsed = time.perf_counter() - start
@@ -324,10 +335,14 @@ class IsolatedExecutor:
 
     def reset(self, seed: int) -> None:
         """Forget every namespace and reseed ``random`` in every worker (no restart)."""
-        self.seed = seed
+        self.reset_lanes([seed])
+
+    def reset_lanes(self, seeds: Sequence[int]) -> None:
+        """One lane per seed in every worker, each as :meth:`reset` to that seed would leave it."""
+        self.seed, self._lane_seeds = seeds[0], list(seeds)
         for i, w in enumerate(self._workers):
             self._wait_ready(w)
-            w.post(("reset", self._seed_of(i)))
+            w.post(("reset", self._seeds_of(i)))
         for w in self._workers:
             if not w.recv.poll(self.hard_seconds + 5) or w.recv.recv() != ("ok",):
                 raise WorkerStartError("skill worker did not confirm a reset")

@@ -190,12 +190,21 @@ class Executor(Protocol):
 
     def run(self, skill: CompiledSkill, view: AgentView) -> SkillResult: ...
 
-    def run_batch(self, items: Sequence[tuple[CompiledSkill, AgentView]]) -> list[SkillResult]:
-        """All agents' calls of one step, in order (one round trip for an isolated executor)."""
+    def run_batch(
+        self, items: Sequence[tuple[CompiledSkill, AgentView]], lanes: Sequence[int] | None = None
+    ) -> list[SkillResult]:
+        """All agents' calls of one step, in order (one round trip for an isolated executor);
+        ``lanes[k]``: the lane (episode of a batch, :meth:`reset_lanes`) item ``k`` runs in."""
         ...
 
     def reset(self, seed: int) -> None:
         """Forget every namespace and reseed ``random``, as a fresh executor would start."""
+        ...
+
+    def reset_lanes(self, seeds: Sequence[int]) -> None:
+        """One lane per seed, each as a fresh executor reset to that seed would be (its own
+        namespaces and ``random`` stream): batched episodes share one executor and one batch
+        per step, and each plays as it would alone."""
         ...
 
     def close(self) -> None: ...
@@ -212,7 +221,7 @@ class SkillExecutor:
     def __init__(
         self,
         api: str | ModuleType,
-        seed: int = 0,
+        seed: int | Sequence[int] = 0,
         max_ticks: int = DEFAULT_MAX_TICKS,
         max_seconds: float = DEFAULT_MAX_SECONDS,
         memory_note: str = "out of memory",
@@ -221,19 +230,36 @@ class SkillExecutor:
         self.budget = Budget(max_ticks, max_seconds)
         self.memory_note = memory_note
         self._sealer = Sealer()
-        self.reset(seed)
+        if isinstance(seed, int):
+            self.reset(seed)
+        else:
+            self.reset_lanes(seed)
 
     def reset(self, seed: int) -> None:
         """Forget every namespace and reseed ``random``."""
-        self.rng = random.Random(seed)
-        modules = make_modules(self.rng)
+        self.reset_lanes([seed])
+
+    def reset_lanes(self, seeds: Sequence[int]) -> None:
+        """One lane per seed, each with its own namespaces and ``random`` (see :class:`Executor`)."""
+        self._lanes = [self._fresh_lane(seed) for seed in seeds]
+        self._lane = -1
+        self._use_lane(0)
+
+    def _fresh_lane(self, seed: int) -> tuple:
+        rng = random.Random(seed)
+        modules = make_modules(rng)
         # math and random are pre-imported: the paper's skills call random.choice without importing it.
-        self._base = {
+        base = {
             "__builtins__": make_builtins(modules, self.budget),
             **make_guards(self.budget),
             **{name: modules[name] for name in PREIMPORTED},
         }
-        self._namespaces: dict[tuple[str, int], dict] = {}
+        return rng, base, {}
+
+    def _use_lane(self, lane: int) -> None:
+        if lane != self._lane:
+            self.rng, self._base, self._namespaces = self._lanes[lane]
+            self._lane = lane
 
     def _namespace(self, skill: CompiledSkill, agent_id: int) -> dict:
         key = (skill.code_hash, agent_id)
@@ -248,12 +274,18 @@ class SkillExecutor:
     def close(self) -> None:
         """Nothing to release in-process (the isolated executor stops its workers)."""
 
-    def run_batch(self, items: Sequence[tuple[CompiledSkill, AgentView]]) -> list[SkillResult]:
-        """Run each (skill, view) in order."""
-        return [self.run(skill, view) for skill, view in items]
+    def run_batch(
+        self, items: Sequence[tuple[CompiledSkill, AgentView]], lanes: Sequence[int] | None = None
+    ) -> list[SkillResult]:
+        """Run each (skill, view) in order (item ``k`` in lane ``lanes[k]``; default lane 0)."""
+        if lanes is None:
+            return [self.run(skill, view) for skill, view in items]
+        return [self.run(skill, view, lane) for (skill, view), lane in zip(items, lanes, strict=True)]
 
-    def run(self, skill: CompiledSkill, view: AgentView) -> SkillResult:
-        """Call the skill on ``view.text`` (or :data:`CURRENT_OBS`, see ``reads_text``); never raises for skill faults."""
+    def run(self, skill: CompiledSkill, view: AgentView, lane: int = 0) -> SkillResult:
+        """Call the skill on ``view.text`` (or :data:`CURRENT_OBS`, see ``reads_text``) in ``lane``;
+        never raises for skill faults."""
+        self._use_lane(lane)
         start = time.perf_counter()
         budget = self.budget
         budget.start()

@@ -12,16 +12,17 @@ before it runs any skill:
 Protocol (``multiprocessing.connection`` framing, pickles both ways; the parent is trusted, the
 worker's replies carry only ints and strings):
 
-* parent → ``("init", api, seed, max_ticks, max_seconds, memory_mb, progress)``; worker →
+* parent → ``("init", api, seeds, max_ticks, max_seconds, memory_mb, progress)``; worker →
   ``("ready", pid)``; ``progress`` names a small shared-memory file the worker maps (and closes
   the descriptor of) before it locks down: it writes ``(sequence, index, start time)`` of each item it starts;
 * every message after ``init`` is read through :class:`~compass.sandbox.wire.ArrayMirrorReceiver`
   (large numpy arrays in views arrive once, then as changes);
 * parent → ``("batch", new_skills, items, cpu_seconds)`` where ``new_skills`` are
   ``(code_hash, name, source, filename, line_offset)`` the worker has not seen and ``items`` are
-  ``(code_hash, view)``; the worker answers with one list of ``(index, action, error, ticks)``,
+  ``(code_hash, view, lane)``; the worker answers with one list of ``(index, action, error, ticks)``,
   ``error`` None or ``(message, kind, traceback)``;
-* parent → ``("reset", seed)``; worker → ``("ok",)``;  parent → ``("exit",)``: exit.
+* parent → ``("reset", seeds)`` (one per lane: batched episodes, each with its own namespaces
+  and ``random``); worker → ``("ok",)``;  parent → ``("exit",)``: exit.
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def serve(inp: Connection, out: Connection) -> None:
         if msg[0] == "exit":
             return
         if msg[0] == "reset":
-            executor.reset(msg[1])
+            executor.reset_lanes(msg[1])
             out.send(("ok",))
             continue
         _, new_skills, items, cpu_seconds = msg
@@ -94,11 +95,11 @@ def serve(inp: Connection, out: Connection) -> None:
             compiled[code_hash] = compile_skill(source, name, "", filename, line_offset)
         _arm_cpu(cpu_seconds)
         replies = []
-        for k, (code_hash, view) in enumerate(items):
+        for k, (code_hash, view, lane) in enumerate(items):
             PROGRESS.pack_into(progress, 0, seq, k, time.monotonic())
             seq += 1
             try:
-                r = executor.run(compiled[code_hash], view)
+                r = executor.run(compiled[code_hash], view, lane)
                 err = None if r.error is None else (str(r.error), r.error.kind, r.error.traceback)
                 reply = (k, r.action, err, r.ticks)
             except MemoryError:

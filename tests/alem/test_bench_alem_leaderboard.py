@@ -35,6 +35,7 @@ def fake_play(job):
 def bench_env(tmp_path, monkeypatch):
     PLAYED.clear()
     monkeypatch.setattr(bench, "play_job", fake_play)
+    monkeypatch.setattr(bench, "play_jobs", lambda chunk: [fake_play(j) for j in chunk])
     monkeypatch.setattr(bench, "compass_pick", lambda n_agents=3: ("alem_role_policy",) * 3)
     monkeypatch.setattr(results_mod, "ROOT", tmp_path)
     monkeypatch.setattr(results_mod, "RESULTS_DIR", tmp_path / "results")

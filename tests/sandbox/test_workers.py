@@ -213,3 +213,32 @@ def test_synthesis_tries_candidates_through_the_run_executor(views):
     assert try_skill(ok, "cand", "combat", views[0], seed=0, isolation="process") is None
     bomb = "def cand(obs):\n    return len('x'.center(10**10))\n"
     assert "center width" in str(try_skill(bomb, "cand", "combat", views[0], isolation="inprocess"))
+
+
+@pytest.mark.parametrize("isolation", ["inprocess", "process"])
+def test_lanes_play_as_separate_executors(views, isolation):
+    """Batched episodes share one executor and one batch per step, one lane each: every lane's
+    ``random`` stream is the one a fresh executor with its seed has, whatever the others do."""
+    skill = compile_skill(RANDOM, "rnd", "combat")
+    seeds = [3, 4, 3]
+    alone = []
+    for seed in seeds:
+        ex = SkillExecutor(API, seed=seed)
+        alone.append([[ex.run(skill, v).action for v in views] for _ in range(4)])
+    shared = (
+        SkillExecutor(API, seed=0) if isolation == "inprocess" else IsolatedExecutor(API, seed=0, spare=False)
+    )
+    try:
+        shared.reset_lanes(seeds)
+        got: list[list[list[int]]] = [[], [], []]
+        for _ in range(4):
+            items = [(skill, v) for _ in seeds for v in views]
+            lanes = [b for b in range(len(seeds)) for _ in views]
+            actions = [r.action for r in shared.run_batch(items, lanes)]
+            for b in range(len(seeds)):
+                got[b].append(actions[b * len(views) : (b + 1) * len(views)])
+        assert got == alone and alone[0] == alone[2] and alone[0] != alone[1]
+        shared.reset(4)  # back to one lane: as fresh again
+        assert [shared.run(skill, v).action for v in views] == alone[1][0]
+    finally:
+        shared.close()

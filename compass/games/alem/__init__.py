@@ -63,5 +63,6 @@ FAMILY = GameFamily(
     score_key="total_pct",
     minimap_legend=MINIMAP_LEGEND,
     y_axis="south",
+    batch_envs=("alem",),
     human_keys=_human_keys,
 )

@@ -29,6 +29,7 @@ from compass.games.alem.names import ACHIEVEMENTS, N_ACTIONS, N_AGENTS, action_i
 from compass.games.alem.obs import AlemMemory, ObsData
 from compass.games.alem.scenarios import SCENARIOS, Scenario, get_preset
 from compass.util.jax_cache import enable_jax_cache, note_compile
+from compass.util.lanes import InLanes, Lanes, keep_ended
 
 FAMILY = "alem"
 
@@ -87,6 +88,24 @@ class _Compiled:
     textures: Any = None
     tileset: Any = None
     compile_seconds: dict[str, float] = field(default_factory=dict)
+    _batched: Any = None
+
+    def batched_step(self) -> Any:
+        """``(keys, states, actions, max_steps, live) -> (keys, states, packed, host)``: ``step``
+        vmapped over a leading episode axis, ended episodes (``live`` False) keeping their key
+        and state; jitted on first use (one compile per batch size). Batched episodes' one
+        device call per step (:meth:`AlemEnv.step_batch`)."""
+        if self._batched is None:
+            import jax
+
+            step = jax.vmap(self.step.__wrapped__)
+
+            def batched(keys, states, actions, max_steps, live):
+                new_keys, new_states, packed, host = step(keys, states, actions, max_steps)
+                return keep_ended(live, new_keys, keys), keep_ended(live, new_states, states), packed, host
+
+            self._batched = jax.jit(batched)
+        return self._batched
 
 
 _COMPILED: dict[tuple[str, str], _Compiled] = {}
@@ -200,8 +219,9 @@ class StepTimes:
         return {k: 1000 * getattr(self, k) / n for k in ("env", "transfer", "extract", "text")}
 
 
-class AlemEnv:
-    """The ``MultiAgentEnv`` protocol for ALEM (3 agents, 56 actions)."""
+class AlemEnv(InLanes):
+    """The ``MultiAgentEnv`` protocol for ALEM (3 agents, 56 actions); steps in a batch too
+    (:class:`compass.core.types.BatchStep`, its ``_key``/``_state`` per :class:`compass.util.lanes.InLanes`)."""
 
     family = FAMILY
     n_agents = N_AGENTS
@@ -222,8 +242,9 @@ class AlemEnv:
         self.text_params = self._c.env_params.replace(max_timesteps=self.max_steps)
         self._wrapper = AlemLanguageWrapper(self._c.env, self.text_params)
         self.times = StepTimes()
-        self._key = None
+        self._key = None  # _key and _state: its own, or its slice of a batch (InLanes)
         self._state = None  # JAX state
+        self._pending: list[int] = []  # the actions of the step under way (step_begin .. step_end)
         self._np = None  # numpy copy of the state
         self._mask = None
         self._memories: list[AlemMemory] = []
@@ -239,6 +260,7 @@ class AlemEnv:
 
         t = time.perf_counter()
         # Same key discipline as AlemLanguageWrapper.reset/step, so runs are comparable with it.
+        self._leave_lanes()
         self._key, sub = jax.random.split(jax.random.PRNGKey(seed))
         self._state, packed, mask = self._c.reset(sub)
         self.times.env += time.perf_counter() - t
@@ -257,7 +279,27 @@ class AlemEnv:
         """Advance all agents one step with action indices (0..55)."""
         import jax
 
-        if self._state is None:
+        _, acts = self.step_begin(actions)
+        t = time.perf_counter()
+        out = self._c.step(self._key, self._state, acts, np.int32(self.max_steps))
+        self._key, self._state, packed, host = out
+        self.times.env += time.perf_counter() - t
+        t = time.perf_counter()
+        packed, host = jax.device_get((packed, host))
+        self.times.transfer += time.perf_counter() - t
+        return self.step_end((packed, host))
+
+    # ------------------------------------------- batched episodes (compass.core.types.BatchStep)
+    can_batch = True
+
+    @property
+    def batch_key(self) -> tuple:
+        """Envs of one scenario and preset share the compiled step: they can step together."""
+        return ("alem", self.scenario, self.preset)
+
+    def step_begin(self, actions: list[int]) -> tuple:
+        """Check ``actions``; (this env, its actions) for the device step."""
+        if not self._has_state:
             raise RuntimeError("call reset() before step()")
         if self._done:
             raise RuntimeError("episode is over; call reset()")
@@ -267,14 +309,41 @@ class AlemEnv:
         for a in acts:
             if not 0 <= a < N_ACTIONS:
                 raise ValueError(f"action {a} out of range 0..{N_ACTIONS - 1}")
+        self._pending = acts
+        return self, np.asarray(acts, dtype=np.int32)
+
+    def step_idle(self) -> tuple:
+        """An ended episode's input: its state stays as it is (its output is dropped)."""
+        return self, None
+
+    def step_batch(self, inputs: list[tuple]) -> list[tuple]:
+        """One vmapped device step for every env of ``inputs`` (same ``batch_key``), one transfer;
+        the states stay stacked on the device while the same envs step together."""
+        import jax
+
+        envs = [e for e, _ in inputs]
+        lanes = Lanes.of(envs)
+        noop = np.zeros(N_AGENTS, dtype=np.int32)
+        actions = np.stack([a if a is not None else noop for _, a in inputs])
+        max_steps = np.array([e.max_steps for e in envs], dtype=np.int32)
+        live = np.array([a is not None for _, a in inputs])
+        t = time.perf_counter()
+        keys, states, packed, host = self._c.batched_step()(
+            lanes.keys, lanes.states, actions, max_steps, live
+        )
+        lanes.advance(keys, states)
+        packed, host = jax.device_get((packed, host))
+        self.times.transfer += time.perf_counter() - t
+        return [(tuple(x[b] for x in packed), tuple(x[b] for x in host)) for b in range(len(inputs))]
+
+    def step_end(self, out: tuple) -> StepResult:
+        """The views and result of the step begun, from its (packed state, host fields)."""
+        packed, (reward, dead, won, timeout, mask) = out
+        acts = self._pending
         prev_mask, prev_ach, prev_np = self._mask, self._np.achievements, self._np
         prev_killed = np.array(self._np.monsters_killed)
         t = time.perf_counter()
-        out = self._c.step(self._key, self._state, np.asarray(acts, dtype=np.int32), np.int32(self.max_steps))
-        self._key, self._state, packed, host = out
-        self.times.env += time.perf_counter() - t
-        t = time.perf_counter()
-        packed, (reward, dead, won, timeout, self._mask) = jax.device_get((packed, host))
+        self._mask = mask
         self._np = self._c.packer.unpack(packed)
         self.times.transfer += time.perf_counter() - t
         self._last_actions = acts

@@ -75,6 +75,7 @@ FAMILY = GameFamily(
     view_from_text=view_from_text,
     scenarios={"smax": tuple(SCENARIOS), "smacv2": tuple(s for s in SCENARIOS if "_5_vs_" in s)},
     controllers={"heuristic": _controller("heuristic"), "mappo": _controller("mappo")},
+    batch_envs=("smax",),
     human_keys=_human_keys,
     action_name=_action_name,
 )

@@ -26,6 +26,7 @@ from compass.games.combat.text import (
 )
 from compass.games.combat.view import CombatObs, combat_agent_view, deaths_seen_by, entities_seen_by
 from compass.util.jax_cache import enable_jax_cache, note_compile
+from compass.util.lanes import InLanes, Lanes, keep_ended
 from compass.util.quiet import import_quietly
 
 # SMACv2 index -> SMAX movement index (SMAX: 0 N, 1 E, 2 S, 3 W, 4 stop, 5+j attack).
@@ -50,6 +51,24 @@ class _Compiled:
     fused_step: object = None
     host_fields: object = None  # jitted _host_fields, for reset and the two-team step
     _two_team: tuple | None = None
+    _batched: object = None
+
+    def batched_step(self):
+        """``(keys, states, actions, live) -> (keys, states, rewards, host fields)``: ``fused_step``
+        vmapped over a leading episode axis, ended episodes (``live`` False) keeping their key and
+        state; jitted on first use, one compile per batch size. The batched episodes' one device
+        call per step."""
+        if self._batched is None:
+            import jax
+
+            step = jax.vmap(self.fused_step.__wrapped__)
+
+            def batched(keys, states, actions, live):
+                new_keys, new_states, rewards, host = step(keys, states, actions)
+                return keep_ended(live, new_keys, keys), keep_ended(live, new_states, states), rewards, host
+
+            self._batched = jax.jit(batched)
+        return self._batched
 
     def two_team(self) -> tuple:
         """(step with every unit's native action, SMAX observations of all units, native avail masks).
@@ -186,8 +205,9 @@ class Snapshot:
         return SMAX_UNIT_TYPES[int(self.types[u])]
 
 
-class SmaxEnv:
-    """A compass combat environment over SMAX (see module docstring)."""
+class SmaxEnv(InLanes):
+    """A compass combat environment over SMAX (see module docstring); ``_key`` and ``_state``
+    are its own or its slice of a batch (:class:`compass.util.lanes.InLanes`)."""
 
     family = "combat"
 
@@ -215,8 +235,7 @@ class SmaxEnv:
         self.n_enemies = self.spec.n_enemies
         self.n_actions = ATTACK_OFFSET + self.n_enemies
         self._c = _compiled(self.n_agents, self.n_enemies)
-        self._state = None
-        self._key = None
+        self._pending: list[int] = []  # the actions of the step under way (step_begin .. step_end)
         self._rng = np.random.default_rng(0)
         self.t = 0
         self.snap: Snapshot | None = None
@@ -253,6 +272,7 @@ class SmaxEnv:
         import jax.numpy as jnp
 
         self._rng = np.random.default_rng(seed)
+        self._leave_lanes()
         key = jax.random.PRNGKey(seed)
         key, reset_key = jax.random.split(key)
         self._key = key
@@ -287,25 +307,72 @@ class SmaxEnv:
         enemy actions are in the enemy team's own frame: attack ``6 + j`` targets our agent ``j``)."""
         import jax
 
-        if len(actions) != self.n_agents:
-            raise ValueError(f"expected {self.n_agents} actions, got {len(actions)}")
         if (enemy_actions is None) != (self.enemy == "heuristic"):
             raise ValueError("enemy_actions are given exactly when the env was made with enemy='external'")
         if enemy_actions is None:
-            native = np.array([self._to_smax(i, int(a)) for i, a in enumerate(actions)], dtype=np.int32)
+            _, native = self.step_begin(actions)
             self._key, self._state, reward, host = self._c.fused_step(self._key, self._state, native)
-            reward, host = jax.device_get((reward, host))
-        else:
-            native = {f"ally_{i}": self._to_smax(i, int(a)) for i, a in enumerate(actions)}
-            self._key, step_key = jax.random.split(self._key)
-            if len(enemy_actions) != self.n_enemies:
-                raise ValueError(f"expected {self.n_enemies} enemy actions, got {len(enemy_actions)}")
-            for j, a in enumerate(enemy_actions):
-                native[f"enemy_{j}"] = self._enemy_to_smax(j, int(a))
-            _, inner, rewards, _, _ = self._c.two_team()[0](step_key, self._state.state, native)
-            self._state = self._state.replace(state=inner)
-            self._enemy_last_actions[:] = [int(a) for a in enemy_actions]
-            reward, host = rewards["ally_0"], None
+            return self.step_end(jax.device_get((reward, host)))
+        self._check(actions)
+        native = {f"ally_{i}": self._to_smax(i, int(a)) for i, a in enumerate(actions)}
+        self._key, step_key = jax.random.split(self._key)
+        if len(enemy_actions) != self.n_enemies:
+            raise ValueError(f"expected {self.n_enemies} enemy actions, got {len(enemy_actions)}")
+        for j, a in enumerate(enemy_actions):
+            native[f"enemy_{j}"] = self._enemy_to_smax(j, int(a))
+        _, inner, rewards, _, _ = self._c.two_team()[0](step_key, self._state.state, native)
+        self._state = self._state.replace(state=inner)
+        self._enemy_last_actions[:] = [int(a) for a in enemy_actions]
+        return self._stepped(actions, rewards["ally_0"], None)
+
+    def _check(self, actions: list[int]) -> None:
+        if len(actions) != self.n_agents:
+            raise ValueError(f"expected {self.n_agents} actions, got {len(actions)}")
+
+    # --- batched episodes (compass.core.types.BatchStep): N envs of one size, one device call ---------
+
+    @property
+    def can_batch(self) -> bool:
+        """Batched stepping covers the built-in enemy only (an external enemy steps one by one)."""
+        return self.enemy == "heuristic"
+
+    @property
+    def batch_key(self) -> tuple:
+        """Envs with equal keys share the compiled step (team sizes), so they can step together."""
+        return ("smax", self.n_agents, self.n_enemies)
+
+    def step_begin(self, actions: list[int]) -> tuple:
+        """Host work before the device step: (this env, its native actions) for :meth:`step_batch`."""
+        self._check(actions)
+        self._pending = [int(a) for a in actions]
+        return self, np.array([self._to_smax(i, int(a)) for i, a in enumerate(actions)], dtype=np.int32)
+
+    def step_idle(self) -> tuple:
+        """An ended episode's input: its state stays as it is (its output is dropped)."""
+        return self, None
+
+    def step_batch(self, inputs: list[tuple]) -> list[tuple]:
+        """One vmapped device step for every env of ``inputs`` (same ``batch_key``), one transfer.
+
+        The batch's states stay stacked on the device from step to step while the same envs
+        step together (a new set of envs, or an env reset, restacks them)."""
+        import jax
+
+        lanes = Lanes.of([e for e, _ in inputs])
+        stop = np.full(self.n_agents, _SMAX_STOP, dtype=np.int32)
+        native = np.stack([a if a is not None else stop for _, a in inputs])
+        live = np.array([a is not None for _, a in inputs])
+        keys, states, rewards, host = self._c.batched_step()(lanes.keys, lanes.states, native, live)
+        lanes.advance(keys, states)
+        rewards, (floats, ints) = jax.device_get((rewards, host))
+        return [(rewards[b], (floats[b], ints[b])) for b in range(len(inputs))]
+
+    def step_end(self, out: tuple) -> StepResult:
+        """Host work after the device step: the views and result of the step begun."""
+        reward, host = out
+        return self._stepped(self._pending, reward, host)
+
+    def _stepped(self, actions: list[int], reward, host: tuple | None) -> StepResult:
         self.t += 1
         self._last_actions[:] = [int(a) for a in actions]
         self._prev_alive = self.snap.alive.copy()

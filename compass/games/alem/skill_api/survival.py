@@ -10,7 +10,16 @@ nothing to do, so skills chain them with ``or``.
 
 from __future__ import annotations
 
-from compass.games.alem.names import DESCEND, DO, MAP_SIZE, NOOP, PLACE_ACTIONS, SLEEP, WALKABLE_IDS
+from compass.games.alem.names import (
+    DESCEND,
+    DO,
+    ITEM_NAMES,
+    MAP_SIZE,
+    NOOP,
+    PLACE_ACTIONS,
+    SLEEP,
+    WALKABLE_IDS,
+)
 from compass.games.alem.obs import ObsData
 from compass.games.alem.skill_api.actions import move
 from compass.games.alem.skill_api.knowledge import (
@@ -213,6 +222,8 @@ def descend_step(d: ObsData) -> int | None:
     ladder is known yet (explore to find one)."""
     if not d.level_cleared or d.level + 1 >= d.num_levels:
         return None
+    if standing_on(d, "ladder down"):
+        return DESCEND
     ladder = nearest(d, "ladder down")
     if ladder is None:
         return None
@@ -392,3 +403,15 @@ def _occupied_by(d: ObsData, xy: Point) -> bool:
     return any((t.x, t.y) == (xy[0], xy[1]) for t in team_alive(d)) or any(
         (m.x, m.y) == (xy[0], xy[1]) for m in d.mobs
     )
+
+
+def standing_on(d: ObsData, item: str) -> bool:
+    """Whether the agent's own tile holds ``item`` (``"ladder down"``, ``"ladder up"``, ``"torch"``) as
+    its map memory last saw it. The view lists no tile under the agent, so :func:`nearest` never
+    returns the agent's own tile: levels have several ladders, and a skill standing on one would
+    otherwise walk to the next."""
+    if d.memory is None:
+        return False
+    ids = [k for k, n in ITEM_NAMES.items() if n == item]
+    x, y = d.position
+    return bool(ids) and int(d.memory.items[d.level, y, x]) in ids
