@@ -13,6 +13,8 @@ The helpers live in layers, each importing only the ones above it:
 * :mod:`.tactics` — sealing a tunnel to sleep in, digging out;
 * :mod:`.survival` — the team's night routine (when to shelter, a stable shelter, stone for it),
   a warrior escort, a plant farm by the base, descending;
+* :mod:`.progress` — daytime scoring: achievement weights, first crafts worth a trip, a visit to
+  the next level;
 * :mod:`.coordination` — the team's conventions for coordination sites.
 
 :data:`EXPORTS` is the one list of names a skill sees; :func:`make_api` builds exactly those for
@@ -90,6 +92,13 @@ from compass.games.alem.skill_api.knowledge import (
     walkable,
 )
 from compass.games.alem.skill_api.paths import act_on, explore, face_free_tile, flee, greedy_step, path_to
+from compass.games.alem.skill_api.progress import (
+    FIRST_CRAFTS,
+    achievement_weight,
+    craft_trip,
+    missing_weight,
+    visit_next_level_step,
+)
 from compass.games.alem.skill_api.survival import (
     base_anchor,
     bunker_step,
@@ -99,7 +108,10 @@ from compass.games.alem.skill_api.survival import (
     shelter_plan,
     shelter_time,
     sow_step,
+    standing_on,
     stone_needed,
+    team_bunker_step,
+    team_room,
     time_of_day,
 )
 from compass.games.alem.skill_api.tactics import dig_out, dig_spot, enclosed, shelter_step, sleep_spot
@@ -171,7 +183,16 @@ EXPORTS: tuple[str, ...] = (
     "escort_step",
     "farm_step",
     "sow_step",
+    "team_room",
+    "team_bunker_step",
     "descend_step",
+    # daytime scoring: what the team can still unlock, cheaply
+    "achievement_weight",
+    "missing_weight",
+    "craft_trip",
+    "visit_next_level_step",
+    "standing_on",
+    "FIRST_CRAFTS",
     # coordination
     "free_adjacent_tiles",
     "agents_adjacent",
@@ -271,6 +292,7 @@ __all__ = [
     "DESCEND",
     "DO",
     "EXPORTS",
+    "FIRST_CRAFTS",
     "GIVE",
     "GROUND",
     "NOOP",
@@ -282,6 +304,7 @@ __all__ = [
     "REST",
     "SLEEP",
     "STEP_DIRS",
+    "achievement_weight",
     "act_on",
     "action",
     "adjacent",
@@ -296,6 +319,7 @@ __all__ = [
     "coordination_rewards",
     "coordination_target",
     "craft",
+    "craft_trip",
     "default_action",
     "descend",
     "descend_step",
@@ -320,6 +344,7 @@ __all__ = [
     "is_dusk_or_night",
     "leader_id",
     "make_api",
+    "missing_weight",
     "move",
     "near",
     "nearest",
@@ -337,10 +362,14 @@ __all__ = [
     "sleep",
     "sleep_spot",
     "sow_step",
+    "standing_on",
     "stone_needed",
     "team_alive",
+    "team_bunker_step",
     "team_center",
+    "team_room",
     "teammate_ahead",
     "time_of_day",
+    "visit_next_level_step",
     "walkable",
 ]

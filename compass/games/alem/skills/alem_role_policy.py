@@ -16,8 +16,9 @@ def alem_role_policy(obs: str) -> int:
     team's coordination window converge with the team on a shared sync/handover site or construction site, wait
     there until enough teammates stand next to it, then act together on the same step. Progress: wood, table,
     wood pickaxe and sword, stone, furnace, stone tools, coal and iron, iron tools and armour, arrows (warrior),
-    torches (miner), saplings (forager); explore when nothing is known; descend once the overworld basics are
-    done (from step 1200) or late in the episode from a cleared level. The warrior hunts nearby monsters, the forager keeps the team fed, the miner mines and places stone."""
+    torches (miner), saplings (forager); explore when nothing is known; descend (and stay below) by day when the whole team
+    is near the overworld's ladder, once the overworld basics are done (from step 1200), or late in the episode from a
+    cleared level. The warrior hunts nearby monsters, the forager keeps the team fed, the miner mines and places stone."""
     dusk = 120  # step of the 300-step day from which the agent seals itself in for the night...
     dawn = 265  # ... until this step (or while the light is below 0.35)
     d = parse_obs(obs)
@@ -117,7 +118,13 @@ def alem_role_policy(obs: str) -> int:
         if d.food <= 2 and not forager_alive:
             return explore(d, near="grass")
 
-    # 4. Coordinate: finish teammates' handovers; converge on a shared site in the coordination window.
+    # 4. By day, with the whole team near the overworld's ladder down, one agent descends (it takes
+    # everyone: ENTER_DUNGEON, 3 points each, and the next level's creatures); the team stays below.
+    visit = visit_next_level_step(d)
+    if visit is not None:
+        return visit
+
+    # Coordinate: finish teammates' handovers; converge on a shared site in the coordination window.
     for h in d.handovers:
         if h.initiator != d.agent_id and distance(me, (h.x, h.y)) <= h.remaining + 1:
             act = do() if h.building == "mining" else build(h.building)
@@ -226,12 +233,10 @@ def alem_role_policy(obs: str) -> int:
     # Descend once the overworld basics are done (every teammate is teleported along and unlocks the
     # next level's Enter achievement), or late in the episode from deeper cleared levels.
     late = d.step > 0.6 * d.max_steps or (d.level == 0 and d.step >= 1200 and inv["pickaxe"] >= 1)
-    if d.num_levels > d.level + 1 and d.level_cleared and late:
-        ladder = nearest(d, "ladder down")
-        if ladder is not None:
-            if me == ladder:
-                return descend()
-            return path_to(d, ladder, adjacent=False) or explore(d)
+    if late:
+        step = descend_step(d)  # also from the ladder the agent stands on (the view omits its tile)
+        if step is not None:
+            return step
 
     goals = []
     if inv["pickaxe"] >= 3 and inv["diamond"] < 3:

@@ -1,0 +1,114 @@
+"""Daytime scoring: which unlocked-once achievements a team member can still add, and the cheapest
+steps that add them.
+
+The leaderboard scores the team: an achievement counts once if any agent unlocked it, weighted
+(basic 1, intermediate 3, advanced 5, very advanced 8). Measured on Hard tuning seeds
+(docs/alem.md "Daytime scoring"), the library's team missed, while its agents were alive and
+holding the materials: the first torch and arrow (specialist crafts, 1 point each, plus 1 for
+placing a torch), and entering level 1 (3 points, which the overworld grants as soon as
+its ladder down is known: the overworld counts as cleared; alem names it ENTER_DUNGEON). Every step helper returns an action
+index, or ``None`` when it has nothing to do, so skills chain them with ``or``.
+"""
+
+from __future__ import annotations
+
+from compass.games.alem.names import ACHIEVEMENT_WEIGHTS, ACHIEVEMENTS, ASCEND
+from compass.games.alem.obs import ObsData
+from compass.games.alem.skill_api.knowledge import distance, nearest, team_alive
+from compass.games.alem.skill_api.paths import path_to
+from compass.games.alem.skill_api.survival import descend_step, standing_on, time_of_day
+
+_WEIGHT = dict(zip(ACHIEVEMENTS, ACHIEVEMENT_WEIGHTS, strict=True))
+
+#: First crafts that unlock an achievement: item -> (role that crafts it reliably, materials, stations).
+#: Non-specialists succeed 1 time in 10 on Hard (``non_specialist_efficiency``), so a trip to the
+#: table for them is rarely worth it; iron armour is not gated to a role.
+FIRST_CRAFTS: dict[str, tuple[str | None, dict[str, int], tuple[str, ...]]] = {
+    "torch": ("miner", {"wood": 1, "coal": 1}, ("crafting_table",)),
+    "arrow": ("warrior", {"wood": 1, "stone": 1}, ("crafting_table",)),
+    "iron_armour": (None, {"iron": 3, "coal": 3}, ("crafting_table", "furnace")),
+}
+
+
+#: The achievement for entering each level, as alem's ``LEVEL_ACHIEVEMENT_MAP`` gives it (level 1, which
+#: the harness text calls the Gnomish Mines, unlocks ENTER_DUNGEON; level 2 ENTER_GNOMISH_MINES).
+LEVEL_ENTRY_ACHIEVEMENTS: tuple[str, ...] = (
+    "",
+    "ENTER_DUNGEON",
+    "ENTER_GNOMISH_MINES",
+    "ENTER_SEWERS",
+    "ENTER_VAULT",
+    "ENTER_TROLL_MINES",
+    "ENTER_FIRE_REALM",
+    "ENTER_ICE_REALM",
+    "ENTER_GRAVEYARD",
+)
+
+
+def achievement_weight(name: str) -> int:
+    """The leaderboard weight of an achievement (``"MAKE_TORCH"`` -> 1, ``"COORD_BUILD_FORGE"`` -> 8)."""
+    try:
+        return _WEIGHT[name.upper()]
+    except KeyError:
+        raise ValueError(f"unknown achievement {name!r}") from None
+
+
+def missing_weight(d: ObsData, names: list[str] | tuple[str, ...]) -> int:
+    """Summed weight of the achievements in ``names`` this agent has not unlocked yet (its own view:
+    teammates' unlocks are not observed)."""
+    return sum(achievement_weight(n) for n in names if n.upper() not in d.achievements)
+
+
+def craft_trip(d: ObsData) -> str | None:
+    """The first craft worth a walk to the stations now: an item of :data:`FIRST_CRAFTS` whose
+    achievement (``MAKE_<ITEM>``) this agent lacks, that its role crafts reliably, and whose
+    materials it holds. ``None`` when there is none; the caller walks to the table (and the
+    furnace, for iron armour) and crafts it there."""
+    inv = d.inventory
+    for item, (role, cost, _stations) in FIRST_CRAFTS.items():
+        if f"MAKE_{item.upper()}" in d.achievements:
+            continue
+        if role is not None and d.role != role:
+            continue
+        if all(inv.get(k, 0) >= n for k, n in cost.items()):
+            return item
+    return None
+
+
+def visit_next_level_step(d: ObsData, latest: int = 115, reach: int = 12, stay_from: int = 0) -> int | None:
+    """Unlock entering level 1 (ENTER_DUNGEON, 3 points) by day, and stay there or come back.
+
+    On the overworld, before ``latest`` steps into the day, when the ladder down is known within
+    ``reach`` tiles of this agent and of every living teammate, this agent has not entered level 1
+    and no teammate is nearer that ladder (ties: lower id): :func:`descend_step` (Descend takes
+    every teammate along, and each unlocks it). On a deeper level before step ``stay_from`` (the
+    team arrives on its ladder up): walk back to it and Ascend, to the overworld's food, water and
+    shelters. The default 0 stays below: on Hard tuning seeds staying scored more (orc and snail
+    achievements) than climbing back (docs/alem.md "Daytime scoring"). ``None`` otherwise.
+    """
+    if d.level == 0:
+        if LEVEL_ENTRY_ACHIEVEMENTS[1] in d.achievements or time_of_day(d) >= latest:
+            return None
+        ladder = nearest(d, "ladder down")
+        if ladder is None or distance(d.position, ladder) > reach:
+            return None
+        # Descend moves the whole team to the next level and Ascend back to this ladder: only
+        # when every living teammate is already near it, so nobody is pulled away from its base.
+        # One agent makes the trip: the one nearest the ladder.
+        mine = (distance(d.position, ladder), d.agent_id)
+        mates = team_alive(d)
+        if any(distance((t.x, t.y), ladder) > reach for t in mates):
+            return None
+        if any((distance((t.x, t.y), ladder), t.id) < mine for t in mates):
+            return None
+        return descend_step(d)
+    if d.step >= stay_from:
+        return None
+    if standing_on(d, "ladder up"):
+        return ASCEND
+    up = nearest(d, "ladder up")
+    if up is None:
+        return None
+    if standing_on(d, "ladder up") or d.position == tuple(up):
+        return ASCEND
+    return path_to(d, up, adjacent=False)

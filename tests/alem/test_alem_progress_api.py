@@ -1,0 +1,114 @@
+"""The daytime scoring helpers (compass.games.alem.skill_api.progress) on tiny hand-drawn maps."""
+
+from __future__ import annotations
+
+from test_alem_api import _obs
+
+from compass.games.alem import skill_api as api
+from compass.games.alem.names import (
+    ACHIEVEMENT_WEIGHTS,
+    ACHIEVEMENTS,
+    ASCEND,
+    DESCEND,
+    ITEM_NAMES,
+    LEFT,
+    RIGHT,
+)
+from compass.games.alem.obs import Seen, Teammate
+from compass.games.alem.skill_api.progress import LEVEL_ENTRY_ACHIEVEMENTS
+
+LADDER_DOWN = next(k for k, n in ITEM_NAMES.items() if n == "ladder down")
+LADDER_UP = next(k for k, n in ITEM_NAMES.items() if n == "ladder up")
+
+
+def _inv(**kw) -> dict:
+    return {"wood": 0, "stone": 0, "coal": 0, "iron": 0, "pickaxe": 0, "sword": 0} | kw
+
+
+def test_weights_are_the_leaderboards():
+    assert api.achievement_weight("MAKE_TORCH") == 1
+    assert api.achievement_weight("make_iron_armour") == 3
+    assert api.achievement_weight("COORD_BUILD_FORGE") == 8
+    assert sum(api.achievement_weight(a) for a in ACHIEVEMENTS) == sum(ACHIEVEMENT_WEIGHTS) == 376
+    d = _obs(["@"], achievements=frozenset({"MAKE_TORCH"}))
+    assert api.missing_weight(d, ["MAKE_TORCH", "ENTER_DUNGEON", "COORD_ELITE_MELEE_KILL"]) == 11
+
+
+def test_unknown_achievement_is_a_clear_error():
+    import pytest
+
+    with pytest.raises(ValueError, match="unknown achievement 'MAKE_CAKE'"):
+        api.achievement_weight("MAKE_CAKE")
+
+
+def test_level_entry_achievements_follow_alem():
+    """Level 1 unlocks ENTER_DUNGEON in alem (whatever the harness calls the level)."""
+    from alem.alem_coop.constants import LEVEL_ACHIEVEMENT_MAP
+
+    for level, name in enumerate(LEVEL_ENTRY_ACHIEVEMENTS[1:], start=1):
+        assert ACHIEVEMENTS[int(LEVEL_ACHIEVEMENT_MAP[level])] == name
+
+
+def test_craft_trip_only_for_the_role_that_crafts_it_and_only_once():
+    miner = _obs(["@"], role="miner", inventory=_inv(wood=1, coal=1))
+    assert api.craft_trip(miner) == "torch"
+    done = _obs(["@"], role="miner", inventory=_inv(wood=1, coal=1), achievements=frozenset({"MAKE_TORCH"}))
+    assert api.craft_trip(done) is None
+    # A forager with the same materials: 1 in 10 on Hard, not worth the walk.
+    assert api.craft_trip(_obs(["@"], role="forager", inventory=_inv(wood=1, coal=1))) is None
+    assert api.craft_trip(_obs(["@"], role="warrior", inventory=_inv(wood=1, stone=1))) == "arrow"
+    assert api.craft_trip(_obs(["@"], role="warrior", inventory=_inv(wood=1))) is None  # no stone
+    # Iron armour is nobody's specialty.
+    assert api.craft_trip(_obs(["@"], role="forager", inventory=_inv(iron=3, coal=3))) == "iron_armour"
+
+
+def test_descend_step_on_a_ladder_beside_another_one():
+    """Levels have three ladders two tiles apart; the view never lists the agent's own tile, so a
+    skill standing on one saw only the next and walked to it (found in a Hard tuning episode)."""
+    on = _obs(["..@.."], blocks=[Seen("ladder down", 4, 0, 2, 0, 2)])
+    on.memory.items[0, 0, 2] = LADDER_DOWN
+    on.memory.items[0, 0, 4] = LADDER_DOWN
+    assert api.descend_step(on) == DESCEND
+    beside = _obs(["..@.."], blocks=[Seen("ladder down", 4, 0, 2, 0, 2)])
+    beside.memory.items[0, 0, 4] = LADDER_DOWN
+    assert api.descend_step(beside) == RIGHT
+
+
+def test_visit_goes_down_by_day_with_the_team_near_and_stays_or_comes_back():
+    grid = ["@....", "....."]
+    d = _obs(grid, step=300 + 20)
+    assert api.visit_next_level_step(d) is None  # no ladder known
+    d.memory.items[0, 0, 3] = LADDER_DOWN
+    assert api.visit_next_level_step(d) == RIGHT
+    late = _obs(grid, step=300 + 130)  # too close to dusk
+    late.memory.items[0, 0, 3] = LADDER_DOWN
+    assert api.visit_next_level_step(late) is None
+    been = _obs(grid, step=20, achievements=frozenset({"ENTER_DUNGEON"}))
+    been.memory.items[0, 0, 3] = LADDER_DOWN
+    assert api.visit_next_level_step(been) is None
+    # A teammate nearer the ladder makes the trip; one far away (at its base) vetoes it.
+    nearer = _obs(grid, step=20, teammates=[Teammate(1, "miner", 4, 0, 4, 0, 4, 9.0)])
+    nearer.memory.items[0, 0, 3] = LADDER_DOWN
+    assert api.visit_next_level_step(nearer) is None
+    away = _obs(grid, step=20, teammates=[Teammate(1, "miner", 40, 40, 40, 40, 80, 9.0)])
+    away.memory.items[0, 0, 3] = LADDER_DOWN
+    assert api.visit_next_level_step(away) is None
+    # Below: back to the ladder up and Ascend, unless it is late in the episode.
+    assert api.visit_next_level_step(_below("..@", 50, up=0), stay_from=1200) == LEFT
+    assert api.visit_next_level_step(_below("@..", 50, up=0), stay_from=1200) == ASCEND
+    assert api.visit_next_level_step(_below("@..", 2000, up=0), stay_from=1200) is None
+    assert api.visit_next_level_step(_below("@..", 50, up=0)) is None  # by default the team stays
+
+
+def _below(row: str, step: int, up: int):
+    """``row`` on level 1 with the ladder up at column ``up`` (a two-level memory)."""
+    from dataclasses import replace
+
+    from compass.games.alem.names import BLOCK_ID
+    from compass.games.alem.obs import AlemMemory
+
+    mem = AlemMemory(2)
+    mem.level = 1
+    mem.blocks[1, 0, : len(row)] = BLOCK_ID["grass"]
+    mem.items[1, 0, up] = LADDER_UP
+    return replace(_obs([row], step=step), level=1, memory=mem)
