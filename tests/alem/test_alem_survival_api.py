@@ -182,3 +182,71 @@ def test_sow_step_gathers_saplings_and_plants_them_by_the_base():
         full.memory.blocks[0, 3 + i // 5, i % 5] = BLOCK_ID["plant"]
     assert api.sow_step(full, base) is None
     assert api.sow_step(full, base, plants=11) == PLANT
+
+
+def test_team_bunker_miner_digs_waits_for_the_team_then_seals():
+    # A stone mass above open ground: entrance (3, 4), c1-c3 up column 3, pockets (2, 2) and (4, 2).
+    solid = ["#######", "#######", "#######", "#######", "...@...", "......."]
+    pickaxe = dict(inventory=_inv(pickaxe=1, stone=2), role="miner")
+    d = _obs(solid, facing="north", facing_xy=(3, 3), facing_block="stone", **pickaxe)
+    assert api.team_room(d) == ((3, 4), (3, 3), (3, 2), (3, 1), (2, 2), (4, 2))
+    assert api.team_bunker_step(d, (3, 4)) == DO  # mine c1
+    assert (
+        api.team_bunker_step(_obs(solid, inventory=_inv(stone=2), role="miner"), (3, 4)) is None
+    )  # no pickaxe
+    # Digging yields the stone that seals the room: a miner without stone still digs.
+    no_stone = _obs(
+        solid, facing="north", facing_xy=(3, 3), facing_block="stone", role="miner", inventory=_inv(pickaxe=1)
+    )
+    assert api.team_bunker_step(no_stone, (3, 4)) == DO
+    # Half dug, a teammate waiting in the doorway: that is no seal, so the miner digs on (a pocket)
+    # instead of going to sleep with the room open.
+    half = ["#######", "#######", "#######", "###.###", ".......", "......."]
+    half = [r if i != 2 else "###@###" for i, r in enumerate(half)]
+    door = [Teammate(1, "forager", 3, 4, 0, 2, 2, 9.0)]
+    tired = {"health": 9, "food": 9, "drink": 9, "energy": 3}
+    dig_on = _obs(half, teammates=door, status=tired, facing="north", facing_xy=(3, 1), **pickaxe)
+    assert api.team_bunker_step(dig_on, (3, 4)) not in (SLEEP, NOOP, None)
+    dug = ["#######", "###.###", "##...##", "###.###", ".......", "......."]
+    out = [Teammate(1, "forager", 3, 5, 0, 4, 4, 9.0), Teammate(2, "warrior", 4, 5, 1, 4, 5, 9.0)]
+    inside = [Teammate(1, "forager", 2, 2, -1, 1, 2, 9.0), Teammate(2, "warrior", 4, 2, 1, 1, 2, 9.0)]
+    at_back = [row.replace("###.###", "###@###", 1) if i == 1 else row for i, row in enumerate(dug)]
+    # At the back of the room it waits while a teammate is still outside, then steps back to seal.
+    assert api.team_bunker_step(_obs(at_back, teammates=out, step=100, **pickaxe), (3, 4)) == NOOP
+    assert api.team_bunker_step(_obs(at_back, teammates=inside, step=100, **pickaxe), (3, 4)) == DOWN
+    # ... and seals anyway once the day reaches seal_by, so laggards do not keep it open all night.
+    assert api.team_bunker_step(_obs(at_back, teammates=out, step=150, **pickaxe), (3, 4)) == DOWN
+    at_c1 = [r if i != 3 else "###@###" for i, r in enumerate(dug)]
+    facing_out = dict(facing="south", facing_xy=(3, 4))
+    assert (
+        api.team_bunker_step(_obs(at_c1, teammates=inside, step=100, **facing_out, **pickaxe), (3, 4))
+        == STONE
+    )
+    sealed = [r if i != 4 else "...#..." for i, r in enumerate(at_c1)]
+    assert api.team_bunker_step(_obs(sealed, teammates=inside, status=tired, **pickaxe), (3, 4)) == SLEEP
+
+
+def test_team_bunker_others_walk_into_their_pocket_once_the_miner_waits_at_the_back():
+    dug = ["#######", "###.###", "##...##", "###.###", "...@...", "......."]
+    miner_back = [Teammate(2, "miner", 3, 1, 0, -3, 3, 9.0)]
+    forager = _obs(dug, role="forager", teammates=miner_back)
+    assert api.team_bunker_step(forager) == UP  # into c1, on the way to the west pocket (2, 2)
+    at_c2 = [r if i != 2 else "##.@.##" for i, r in enumerate(dug[:4])] + ["......."] * 2
+    assert api.team_bunker_step(_obs(at_c2, role="forager", teammates=miner_back)) == LEFT
+    assert api.team_bunker_step(_obs(at_c2, role="warrior", teammates=miner_back)) == RIGHT
+    in_pocket = [r if i != 2 else "##@..##" for i, r in enumerate(dug[:4])] + ["......."] * 2
+    assert api.team_bunker_step(_obs(in_pocket, role="forager", teammates=miner_back)) == NOOP
+    # The miner still digging on c2: wait at the door rather than wander off.
+    digging = [Teammate(2, "miner", 3, 2, 0, -1, 1, 9.0)]
+    half = ["#######", "#######", "###.###", "###.###", ".......", "......."]
+    assert (
+        api.team_bunker_step(
+            _obs([r if i != 3 else "###@###" for i, r in enumerate(half)], role="forager", teammates=digging)
+        )
+        == NOOP
+    )
+    # The miner elsewhere (still digging, or not in a room): no team bunker to walk to yet.
+    assert (
+        api.team_bunker_step(_obs(dug, role="forager", teammates=[Teammate(2, "miner", 6, 5, 3, 1, 4, 9.0)]))
+        is None
+    )

@@ -113,3 +113,21 @@ def test_table2_spec_is_the_papers_grid_under_epo():
     library = sorted(c.comm for c in plan.configs if c.planner == "library" and c.team == "compass")
     assert library == ["multihop", "none", "onehop"]
     assert {c.team for c in plan.configs} >= {"heuristic", "mappo:demos/{scenario}_epo/checkpoint"}
+
+
+def test_table2_mappo_checkpoints_are_shipped_and_trained_under_epo():
+    """Every scenario of the Table 2 spec has its MAPPO checkpoint, trained under EPO on that
+    scenario (a checkpoint trained without ``--epo`` would be played under EPO unnoticed)."""
+    import json
+    from pathlib import Path
+
+    from compass.eval.spec import for_env, load_spec
+
+    root = Path(__file__).resolve().parents[2]
+    plan = load_spec(root / "examples" / "eval" / "table2.yaml")
+    (mappo,) = [c for c in plan.configs if c.team.startswith("mappo:")]
+    for env in plan.envs:
+        ckpt = root / for_env({"team": mappo.team}, env)["team"].removeprefix("mappo:")
+        meta = json.loads((ckpt / "meta.json").read_text())
+        assert (meta["env"], meta["epo"]) == (env, True), ckpt
+        assert (ckpt / "actor.msgpack").is_file()

@@ -113,6 +113,8 @@ from compass.games.alem.skill_api.survival import (
     sow_step,
     standing_on,
     stone_needed,
+    team_bunker_step,
+    team_room,
     time_of_day,
 )
 from compass.games.alem.skill_api.tactics import dig_out, dig_spot, enclosed, shelter_step, sleep_spot
@@ -184,6 +186,8 @@ EXPORTS: tuple[str, ...] = (
     "escort_step",
     "farm_step",
     "sow_step",
+    "team_room",
+    "team_bunker_step",
     "descend_step",
     # daytime scoring: what the team can still unlock, cheaply
     "achievement_weight",
@@ -370,7 +374,9 @@ __all__ = [
     "standing_on",
     "stone_needed",
     "team_alive",
+    "team_bunker_step",
     "team_center",
+    "team_room",
     "teammate_ahead",
     "time_of_day",
     "visit_next_level_step",

@@ -10,7 +10,16 @@ nothing to do, so skills chain them with ``or``.
 
 from __future__ import annotations
 
-from compass.games.alem.names import DESCEND, DO, ITEM_NAMES, MAP_SIZE, NOOP, PLACE_ACTIONS, SLEEP
+from compass.games.alem.names import (
+    DESCEND,
+    DO,
+    ITEM_NAMES,
+    MAP_SIZE,
+    NOOP,
+    PLACE_ACTIONS,
+    SLEEP,
+    WALKABLE_IDS,
+)
 from compass.games.alem.obs import ObsData
 from compass.games.alem.skill_api.actions import move
 from compass.games.alem.skill_api.knowledge import (
@@ -23,10 +32,11 @@ from compass.games.alem.skill_api.knowledge import (
     facing,
     hostile_mobs,
     nearest,
+    team_alive,
     walkable,
 )
 from compass.games.alem.skill_api.paths import act_on, path_to
-from compass.games.alem.skill_api.tactics import dig_spot, enclosed, sleep_spot
+from compass.games.alem.skill_api.tactics import _STONE_ID, dig_spot, enclosed, sleep_spot
 
 DAY_LENGTH = 300  # ALEM's day: light 0.8 at step 0 of a day, darkest at 210, bright again by ~290
 
@@ -220,6 +230,179 @@ def descend_step(d: ObsData) -> int | None:
     if d.position == tuple(ladder):
         return DESCEND
     return path_to(d, ladder, adjacent=False)
+
+
+# A team bunker, for three: ``entrance`` (free ground), then ``c1``, ``c2``, ``c3`` dug in a line into
+# stone, with two pockets beside ``c2``. Only the miner places stone reliably on Hard (others 1 in
+# 10), so it digs the room, waits at the back (``c3``) while the others walk into the pockets, then
+# steps back twice (now facing the entrance from ``c1``) and seals it; the forager inside can still
+# Give food and drink to the others (Give works at any distance).
+TEAM_ROOM_SLOTS = {"forager": 0, "warrior": 1}  # which pocket each role takes (others: the second)
+
+
+def team_room(
+    d: ObsData, anchor: Point | None = None, radius: int = 25
+) -> tuple[Point, Point, Point, Point, Point, Point] | None:
+    """Where to dig a bunker for the whole team: ``(entrance, c1, c2, c3, pocket_a, pocket_b)``.
+
+    ``entrance`` is known free ground; ``c1``-``c3`` run in a line away from it and the pockets sit
+    either side of ``c2``; all five are stone (or already dug) and every tile around them is solid in
+    the agent's memory, so once the entrance is sealed the room holds three agents and no creature.
+    Nearest ``anchor`` (default: the agent) within ``radius`` of both; ``None`` when none is known.
+    """
+    mem = d.memory
+    if mem is None:
+        return None
+    import numpy as np
+
+    here = anchor if anchor is not None else d.position
+    blocks = mem.blocks[mem.level]
+    h, w = blocks.shape
+    pad = 4
+    stone = np.pad(blocks == _STONE_ID, pad)
+    solid = np.pad((blocks >= 0) & ~np.isin(blocks, list(WALKABLE_IDS)), pad, constant_values=True)
+    ground = np.pad(np.isin(blocks, list(WALKABLE_IDS)), pad)
+    solo = np.pad(mem.coord[mem.level] == 0, pad, constant_values=True)
+    dig = (stone | ground) & solo
+
+    def at(mask, dx, dy):  # [y, x] reads the tile at (x + dx, y + dy); (x, y) is the entrance
+        return mask[pad + dy : pad + dy + h, pad + dx : pad + dx + w]
+
+    best = None
+    for _, vx, vy in STEP_DIRS:
+        px, py = vy, vx  # perpendicular
+        ok = at(ground, 0, 0).copy()
+        for k in (1, 2, 3):
+            ok &= at(dig, k * vx, k * vy)
+        for s in (1, -1):
+            ok &= at(dig, 2 * vx + s * px, 2 * vy + s * py)  # the pockets
+            ok &= at(solid, vx + s * px, vy + s * py)  # beside c1
+            ok &= at(solid, 3 * vx + s * px, 3 * vy + s * py)  # beside c3
+            ok &= at(solid, 2 * vx + 2 * s * px, 2 * vy + 2 * s * py)  # beyond the pockets
+        ok &= at(solid, 4 * vx, 4 * vy)  # beyond c3
+        rows, cols = np.nonzero(ok)
+        if len(rows) == 0:
+            continue
+        dist = np.abs(cols - here[0]) + np.abs(rows - here[1])
+        reach = np.abs(cols - d.x) + np.abs(rows - d.y)
+        dist = np.where((dist <= radius) & (reach <= radius), dist, 10**6)
+        k = int(np.argmin(dist))
+        if dist[k] < 10**6 and (best is None or dist[k] < best[0]):
+            e = (int(cols[k]), int(rows[k]))
+            room = tuple((e[0] + i * vx, e[1] + i * vy) for i in (0, 1, 2, 3))
+            pockets = ((e[0] + 2 * vx + px, e[1] + 2 * vy + py), (e[0] + 2 * vx - px, e[1] + 2 * vy - py))
+            best = (int(dist[k]), room + pockets)
+    return best[1] if best else None
+
+
+def _room_at_miner(d: ObsData, miner: Point) -> tuple[Point, Point, Point, Point, Point, Point] | None:
+    """The team room the miner stands in (on ``c1``, ``c2`` or ``c3``), as this agent's memory shows it
+    (room tiles may still read as stone here if the agent has not seen them dug)."""
+    for _, vx, vy in STEP_DIRS:
+        px, py = vy, vx
+        for back in (0, 1, 2):  # the miner on c3, c2 or c1
+            c3 = (miner[0] + back * vx, miner[1] + back * vy)
+            c2 = (c3[0] - vx, c3[1] - vy)
+            c1 = (c2[0] - vx, c2[1] - vy)
+            e = (c1[0] - vx, c1[1] - vy)
+            pa, pb = (c2[0] + px, c2[1] + py), (c2[0] - px, c2[1] - py)
+            ring = [(c1[0] + px, c1[1] + py), (c1[0] - px, c1[1] - py), (c3[0] + px, c3[1] + py)]
+            ring += [(c3[0] - px, c3[1] - py), (c3[0] + vx, c3[1] + vy)]
+            ring += [(pa[0] + px, pa[1] + py), (pb[0] - px, pb[1] - py)]
+            if not walkable(d, e, unknown=False) or any(walkable(d, p, unknown=True) for p in ring):
+                continue
+            if all(walkable(d, p) or block_at(d, p) == "stone" for p in (c1, c2, c3, pa, pb)):
+                return e, c1, c2, c3, pa, pb
+    return None
+
+
+def _sealed(d: ObsData, max_tiles: int = 5) -> bool:
+    """Walled in by blocks alone (teammates do not count, unlike :func:`enclosed`): a teammate
+    standing in the entrance of a half-dug room is no wall."""
+    region = {d.position}
+    frontier = [d.position]
+    while frontier:
+        cx, cy = frontier.pop()
+        for _, dx, dy in STEP_DIRS:
+            p = (cx + dx, cy + dy)
+            if p in region or not walkable(d, p, unknown=True):
+                continue
+            region.add(p)
+            if len(region) > max_tiles:
+                return False
+            frontier.append(p)
+    return True
+
+
+def team_bunker_step(
+    d: ObsData, anchor: Point | None = None, seal_by: int = 150, radius: int = 25
+) -> int | None:
+    """Next action toward spending the night sealed in one bunker with the whole team (:func:`team_room`).
+
+    The miner (pickaxe in hand; digging yields the stone) digs the room around ``anchor`` (default
+    :func:`base_anchor`), waits at its back until every living teammate stands in a pocket (or the
+    day reaches ``seal_by``), then steps back to face the entrance and seals it with stone. The others
+    walk to the room once they see the miner in it, wait at its door while it digs, then step into
+    their pocket (forager: the first) and wait there. Sealed in: sleep until rested, then wait. ``None`` when there is no team
+    bunker for this agent (no living miner, no room known, the miner lacks a pickaxe): fall back
+    to :func:`bunker_step`.
+    """
+    if _sealed(d):
+        return SLEEP if d.energy < d.max_energy else NOOP
+    mates = team_alive(d)
+    me = d.position
+    if d.role != "miner":
+        miner = next((t for t in mates if t.role == "miner"), None)
+        if miner is None:
+            return None
+        room = _room_at_miner(d, (miner.x, miner.y))
+        if room is None:
+            # Already in a pocket beside the miner (it is stepping back to seal): stay put.
+            open_sides = sum(walkable(d, (me[0] + dx, me[1] + dy), unknown=False) for _, dx, dy in STEP_DIRS)
+            return NOOP if open_sides == 1 and distance(me, (miner.x, miner.y)) <= 2 else None
+        e, c1, c2, _c3, pa, pb = room
+        slot = (pa, pb)[TEAM_ROOM_SLOTS.get(d.role, 1)]
+        if any(t.role != "miner" and (t.x, t.y) == slot for t in mates):
+            slot = pb if slot == pa else pa  # a teammate of the same role took it
+        if me == slot:
+            return NOOP
+        if all(walkable(d, p, unknown=False) for p in (c1, c2, slot)):
+            return path_to(d, slot, adjacent=False)
+        if me in (e, c1):
+            return NOOP  # the miner is still digging ahead: wait at the door
+        return path_to(d, e, adjacent=False)  # the room may be out of sight: its dug tiles show from there
+    if d.inventory.get("pickaxe", 0) < 1:
+        return None  # digging the room yields the stone that seals it
+    room = team_room(d, anchor if anchor is not None else base_anchor(d), radius)
+    if room is None:
+        return None
+    e, c1, c2, c3, pa, pb = room
+    ready = time_of_day(d) >= seal_by or all((t.x, t.y) in (pa, pb) for t in mates)
+    if me == c1 and facing(d, e):
+        if d.inventory.get("stone", 0) < 1:
+            return None
+        return PLACE_ACTIONS["stone"] if ready else NOOP
+    if me == c3:
+        return move(direction_to(c3, c2)) if ready and not _occupied_by(d, c2) else NOOP
+    if me == c2 and facing(d, c1):  # stepping back from c3
+        return move(direction_to(c2, c1)) if not _occupied_by(d, c1) else NOOP
+    # Dig: each room tile in order from where the miner stands, then wait at the back.
+    order = ((e, c1), (c1, c2), (c2, pa), (c2, pb), (c2, c3))
+    for here, ahead in order:
+        if me == here and not walkable(d, ahead, unknown=False):
+            return DO if facing(d, ahead) else move(direction_to(here, ahead))
+    for here, ahead in ((e, c1), (c1, c2), (c2, c3)):
+        if me == here:
+            return move(direction_to(here, ahead))
+    if me in (pa, pb):
+        return move(direction_to(me, c2))
+    return path_to(d, e, adjacent=False)
+
+
+def _occupied_by(d: ObsData, xy: Point) -> bool:
+    return any((t.x, t.y) == (xy[0], xy[1]) for t in team_alive(d)) or any(
+        (m.x, m.y) == (xy[0], xy[1]) for m in d.mobs
+    )
 
 
 def standing_on(d: ObsData, item: str) -> bool:
