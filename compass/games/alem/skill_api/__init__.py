@@ -58,9 +58,12 @@ from compass.games.alem.skill_api.actions import (
 )
 from compass.games.alem.skill_api.coordination import (
     agents_adjacent,
+    construction_action,
     coordination_rewards,
     coordination_target,
     free_adjacent_tiles,
+    large_passive_target,
+    site_rewards_for,
 )
 from compass.games.alem.skill_api.knowledge import (
     GROUND,
@@ -198,6 +201,9 @@ EXPORTS: tuple[str, ...] = (
     "agents_adjacent",
     "coordination_target",
     "coordination_rewards",
+    "site_rewards_for",
+    "construction_action",
+    "large_passive_target",
     "default_action",
     # constants
     "NOOP",
@@ -316,6 +322,7 @@ __all__ = [
     "bunker_step",
     "can_build_here",
     "can_mine",
+    "construction_action",
     "coordination_rewards",
     "coordination_target",
     "craft",
@@ -342,6 +349,7 @@ __all__ = [
     "has_materials",
     "hostile_mobs",
     "is_dusk_or_night",
+    "large_passive_target",
     "leader_id",
     "make_api",
     "missing_weight",
@@ -359,6 +367,7 @@ __all__ = [
     "shelter_plan",
     "shelter_step",
     "shelter_time",
+    "site_rewards_for",
     "sleep",
     "sleep_spot",
     "sow_step",

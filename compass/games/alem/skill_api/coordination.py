@@ -4,7 +4,8 @@ agent applies to what it sees, so they agree without talking), who stands where,
 from __future__ import annotations
 
 from compass.games.alem.names import BUILD_COSTS, N_AGENTS, WALKABLE_BLOCKS
-from compass.games.alem.obs import CoordSite, ObsData
+from compass.games.alem.obs import CoordSite, Mob, ObsData
+from compass.games.alem.skill_api.actions import build
 from compass.games.alem.skill_api.knowledge import (
     STEP_DIRS,
     Point,
@@ -51,13 +52,17 @@ def coordination_target(
     kinds: tuple[str, ...] = ("sync", "handover"),
     max_required: int = N_AGENTS,
     new_only: bool = True,
+    helpers: bool = False,
 ) -> CoordSite | None:
     """The coordination site the team should converge on, by a convention every agent can apply.
 
     Sites next to the team leader (lowest living id) come first, then the one closest to the
     team's centre; construction sites only when someone can pay; with ``new_only``, only sites
     that can still unlock an achievement for this agent. Deterministic tie-breaks, so agents
-    seeing the same tiles pick the same one.
+    seeing the same tiles pick the same one. Mining sites count only when this agent can mine them,
+    unless ``helpers``: then also sync sites it can only help at, and "new" is judged by
+    :func:`site_rewards_for` (a shelter handover then pays COORD_BUILD_SHELTER). On Hard tuning
+    seeds ``helpers`` completed no more 2-agent sites and scored lower (docs/alem.md "Daytime scoring").
     """
     lead = leader_id(d)
     lead_pos = (
@@ -82,9 +87,12 @@ def coordination_target(
             payer_there = any(distance((t.x, t.y), (s.x, s.y)) == 1 for t in team_alive(d))
             if not any(can_build_here(d, k) or has_materials(d, k) for k in BUILD_COSTS) and not payer_there:
                 continue
-        elif not s.construction and not can_mine(d, s.name):
+        elif not s.construction and not can_mine(d, s.name) and not helpers:
             continue
-        if new_only and d.achievements and all(a in d.achievements for a in coordination_rewards(s)):
+        rewards = site_rewards_for(d, s) if helpers else coordination_rewards(s)
+        if not rewards:
+            continue
+        if new_only and d.achievements and all(a in d.achievements for a in rewards):
             continue
         cands.append(s)
     if not cands:
@@ -92,6 +100,27 @@ def coordination_target(
     return min(
         cands, key=lambda s: (distance(lead_pos, (s.x, s.y)) > 1, distance(center, (s.x, s.y)), s.y, s.x)
     )
+
+
+def site_rewards_for(d: ObsData, site: CoordSite) -> list[str]:
+    """The achievements of :func:`coordination_rewards` this agent can earn at ``site`` with its tools.
+
+    alem counts every agent that acts on a sync tile toward the agents it needs, whatever its
+    pickaxe, and gives each of them COORD_<N>_AGENTS_*; only COORD_MINE_* needs the agent to mine
+    the block itself (``check_sync_coordination`` and ``do_action`` in alem's game_logic). So a
+    teammate without a pickaxe can still complete a stone site with the miner. A handover of a
+    block this agent cannot mine pays nothing.
+    """
+    rewards = coordination_rewards(site)
+    if site.construction and site.kind == "handover":
+        # A construction handover also builds the structure: its completer unlocks COORD_BUILD_*
+        # (coordination_rewards omits it, and the library's default rule keeps that).
+        return rewards + ["COORD_BUILD_SHELTER"]
+    if site.construction or can_mine(d, site.name):
+        return rewards
+    if site.kind != "sync":
+        return []
+    return [a for a in rewards if not a.startswith("COORD_MINE_")]
 
 
 def coordination_rewards(site: CoordSite, structure: str = "shelter") -> list[str]:
@@ -105,3 +134,48 @@ def coordination_rewards(site: CoordSite, structure: str = "shelter") -> list[st
     if site.name in _COORD_MINE:
         out.append(f"COORD_MINE_{_COORD_MINE[site.name]}_{tier}")
     return out
+
+
+#: The order a construction site is tried in: the shelter costs only wood and stone.
+STRUCTURES = ("shelter", "beacon", "forge")
+
+
+def construction_action(d: ObsData, site: CoordSite) -> int | None:
+    """The Build action to walk to a construction ``site`` with and use there, or ``None``.
+
+    alem lists Build only next to a site, so a skill that waits for it to be legal never walks
+    there. A handover this site already holds gives its structure; else the first structure that
+    is legal now, then one this agent pays for, then a shelter when a teammate (the payer, by
+    :func:`coordination_target`'s rule) stands next to the site.
+    """
+    for h in d.handovers:
+        if (h.x, h.y) == (site.x, site.y) and h.building in BUILD_COSTS:
+            return build(h.building)
+    for kind in STRUCTURES:
+        if can_build_here(d, kind):
+            return build(kind)
+    for kind in STRUCTURES:
+        if has_materials(d, kind):
+            return build(kind)
+    if any(distance((t.x, t.y), (site.x, site.y)) == 1 for t in team_alive(d)):
+        return build("shelter")
+    return None
+
+
+def large_passive_target(d: ObsData, reach: int = 8) -> Mob | None:
+    """A large passive creature (``coord`` > 0: alem's large cows) the team can kill together, or ``None``.
+
+    COORD_LARGE_PASSIVE_KILL (3 points) goes to the agents whose blow kills it while its
+    ``agents_required`` agents hit it on the same step. Only when this agent lacks the achievement
+    and enough of the team (this agent included) is within ``reach`` tiles of it; nearest first.
+    """
+    if "COORD_LARGE_PASSIVE_KILL" in d.achievements:
+        return None
+    team = [d.position] + [(t.x, t.y) for t in team_alive(d)]
+    for m in sorted(d.mobs, key=lambda m: (m.dist, m.id)):
+        if m.hostile or m.coord <= 0 or m.dist > reach:
+            continue
+        need = max(2, m.agents_required)
+        if sum(1 for p in team if distance(p, (m.x, m.y)) <= reach) >= need:
+            return m
+    return None
