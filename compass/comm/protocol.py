@@ -16,7 +16,7 @@ import numpy as np
 from compass.comm.accounting import CommStats, Traffic
 from compass.comm.entity_memory import GlobalEntityMemory, direct_observations
 from compass.comm.graph import Adjacency, Delivery, FloodResult, complete_graph, flood, link_graph
-from compass.comm.messages import Intent, entity_report_size
+from compass.comm.messages import Intent, entity_report_sizes
 from compass.comm.modes import CommMode, parse_mode
 from compass.core.types import AgentView, Entity
 
@@ -115,10 +115,8 @@ class CommProtocol:
             origins = {("intent", it.sender): [(it.sender, i)] for i, it in enumerate(intents)}
             itn = flood(self.links, origins, hops, drop)
 
-            def report_size(i: int) -> int:
-                return entity_report_size(obs.observers[i], step, obs.entities[i])
-
-            traffic = _traffic(ent, report_size, itn, lambda i: self._intent_sizes[intents[i].sender])
+            sizes = entity_report_sizes(obs.observers, step, obs.entities, ent.transmissions)
+            traffic = _traffic(ent, sizes.__getitem__, itn, lambda i: self._intent_sizes[intents[i].sender])
             self._dispatch(step, ent.received, obs.entities, itn.received, intents)
         self._release(step)
         self._stats.record(step, traffic)

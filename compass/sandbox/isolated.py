@@ -20,6 +20,7 @@ import math
 import mmap
 import os
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -42,6 +43,8 @@ _SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else None  # memory-backed wh
 
 # Variables a worker may see; everything else (API keys, tokens, cloud credentials) stays behind.
 ENV_ALLOW = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONHASHSEED", "SYSTEMROOT")
+_FRAME = struct.Struct("!i")  # multiprocessing.connection's length header
+_MAX_FRAME = 0x7FFFFFFF
 STARTUP_SECONDS = 120.0  # importing the API on a loaded two-core machine can take a while
 
 
@@ -86,8 +89,20 @@ class _Worker:
     wire: ArrayMirrorSender = field(default_factory=ArrayMirrorSender)  # large arrays as deltas
 
     def post(self, message: tuple) -> None:
-        """Send one message after ``init`` (the worker reads them all through its mirror)."""
-        self.send.send_bytes(self.wire.dumps(message))
+        """Send one message after ``init`` (the worker reads them all through its mirror).
+
+        One write, framed as ``Connection.send_bytes`` frames it: that writes the length and a
+        body over 16 KB (a batch of episodes' views) separately, so the worker, woken by the
+        first write, would go back to sleep until the second.
+        """
+        data = self.wire.dumps(message)
+        if len(data) > _MAX_FRAME:
+            self.send.send_bytes(data)  # multiprocessing's long-frame header; never seen in practice
+            return
+        view = memoryview(_FRAME.pack(len(data)) + data)
+        fd = self.send.fileno()
+        while view:
+            view = view[os.write(fd, view) :]  # a signal can cut a write short
 
     def started(self) -> tuple[int, int, float]:
         """(sequence, index, start time) of the item the worker started last."""

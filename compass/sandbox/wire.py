@@ -1,4 +1,5 @@
-"""The parent-to-worker wire format: pickles, with large numpy arrays sent once and then as changes.
+"""The parent-to-worker wire format: pickles, with large numpy arrays sent once and then as changes,
+and each view's entities as rows of values.
 
 A view can carry large arrays that change little between steps (ALEM's per-agent map memory:
 ~190 KB per agent, of which a step changes the ~100 tiles in sight). Pickling them whole every
@@ -6,15 +7,27 @@ step cost ~10 ms a step for three agents. The parent keeps a copy of each array 
 a worker; the worker keeps a mirror; a step sends only the elements that changed. Arrays are
 keyed by the parent object's ``id`` (the parent holds a reference, so the id is not reused while
 it is mirrored); arrays not sent in a batch are forgotten on both sides with the next one.
+
+Entities are most of a view (SMAX: ~5 a view, 16 fields each) and a batch of episodes sends
+hundreds a step. Pickled as objects, each costs a ``__reduce_ex__`` and a keyed state dict;
+sent as a tuple of field values and rebuilt with the same fields in the same order, SMAX 5v5
+views cost ~20% less CPU to pickle, ~10% less to unpickle and ~20% fewer bytes (the worker gets
+equal views).
+Both hooks are in the pickler's ``dispatch_table``, looked up by exact type in C, so no other
+object costs a Python call.
 """
 
 from __future__ import annotations
 
 import io
+import operator
 import pickle
+from dataclasses import fields
 from typing import Any
 
 import numpy as np
+
+from compass.core.types import AgentView, Entity
 
 MIN_BYTES = 4096  # smaller arrays are pickled as they are
 
@@ -36,9 +49,9 @@ class ArrayMirrorSender:
         _Pickler(buf, self).dump((forget, *message))
         return buf.getvalue()
 
-    def _reduce(self, obj: Any) -> Any:
-        if type(obj) is not np.ndarray or obj.nbytes < MIN_BYTES or obj.dtype.hasobject:
-            return NotImplemented
+    def _reduce(self, obj: np.ndarray) -> Any:
+        if obj.nbytes < MIN_BYTES or obj.dtype.hasobject:
+            return obj.__reduce_ex__(pickle.HIGHEST_PROTOCOL)  # what pickle does without us
         return _mirrored, self._pid(obj)
 
     def _pid(self, obj: np.ndarray) -> tuple:
@@ -59,15 +72,44 @@ class ArrayMirrorSender:
 
 
 class _Pickler(pickle.Pickler):
-    """reducer_override, not persistent_id: pickle skips it for ints, floats, strs and
-    containers, so a view's many small values cost no Python call each."""
+    """Plain pickle but for exact ``np.ndarray`` (mirrored) and ``AgentView`` (entity rows)."""
 
     def __init__(self, file: io.BytesIO, sender: ArrayMirrorSender) -> None:
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
-        self._sender = sender
+        self.dispatch_table = {np.ndarray: sender._reduce, AgentView: self._reduce_view}
+        self._rows: dict[int, tuple[tuple, ...]] = {}  # id(entities) -> rows, for this message
 
-    def reducer_override(self, obj: Any) -> Any:
-        return self._sender._reduce(obj)
+    def _reduce_view(self, view: AgentView) -> Any:
+        """A view with its entities as rows of field values (when they are all plain ``Entity``)."""
+        state = dict(view.__dict__)
+        entities = state.get("entities")
+        if type(entities) is not tuple or not set(map(type, entities)) <= {Entity}:
+            return view.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
+        state["entities"] = None  # keeps its place in the dict: the copy's attributes keep their order
+        # Views that share one entities tuple share one rows tuple: pickle sends it once, as it
+        # would the tuple of objects.
+        rows = self._rows.get(id(entities))
+        if rows is None:
+            rows = self._rows[id(entities)] = tuple(map(_entity_row, entities))
+        return _view_from_rows, (type(view), state, rows)
+
+
+_ENTITY_FIELDS = tuple(f.name for f in fields(Entity))
+_entity_row = operator.attrgetter(*_ENTITY_FIELDS)
+
+
+def _view_from_rows(cls: type, state: dict[str, Any], rows: tuple[tuple, ...]) -> AgentView:
+    """Rebuild a view sent by :func:`_reduce_view`: its entities as ``Entity`` objects again."""
+    view = cls.__new__(cls)
+    state["entities"] = tuple(map(_entity_from_row, rows))
+    view.__dict__.update(state)  # as unpickling does: straight into the dict, past descriptors
+    return view
+
+
+def _entity_from_row(row: tuple, _new=object.__new__, _cls=Entity, _names=_ENTITY_FIELDS) -> Entity:
+    entity = _new(_cls)
+    entity.__dict__.update(zip(_names, row, strict=True))  # frozen: no __setattr__; as unpickling does
+    return entity
 
 
 class ArrayMirrorReceiver:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from compass.comm import CommProtocol, EntityReport, Intent, decode_message, minimap_text
-from compass.comm.messages import entity_report_size
+from compass.comm.messages import entity_report_size, entity_report_sizes
 from compass.comm.minimap import NOTHING_SHARED
 
 from .conftest import World, make_entity, make_view
@@ -43,6 +43,18 @@ def test_fast_report_size_matches_the_encoding():
         sender, step, hops = i % 11, i * 37, i % 4
         expected = EntityReport.from_entity(sender, step, e, hops).nbytes
         assert entity_report_size(sender, step, e, hops) == expected
+
+
+def test_batched_report_sizes_match_the_encoding_when_units_repeat():
+    # Several observers report the same unit in one step; the sizes share work per distinct
+    # unit state. A unit at x = -0.0 is written "-0.0", one byte more than at 0.0.
+    base = make_entity(4, 0.0, 3.25, health=0.5)
+    entities = [base, replace(base, x=-0.0), base, replace(base, health=0.25), make_entity(5, 0.0, 3.25)]
+    senders = [0, 1, 12, 3, 0]
+    sizes = entity_report_sizes(senders, 140, entities, range(len(entities)))
+    expected = [EntityReport.from_entity(s, 140, e).nbytes for s, e in zip(senders, entities, strict=True)]
+    assert [sizes[i] for i in range(len(entities))] == expected
+    assert expected[1] == expected[0] + 1
 
 
 def test_intent_round_trip():

@@ -287,7 +287,7 @@ _C = [
         "nested_keyerror",
         "crash",
         r"^runtime: .*KeyError: \[\[\[",
-        "x = []\nfor i in range(10000):\n    x = [x]\nraise KeyError(x, x)",
+        "x = []\nfor i in range(3000):\n    x = [x]\nraise KeyError(x, x)",
     ),
     (
         "nested_compare",

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import pickle
+from dataclasses import dataclass
+
 import numpy as np
 import pytest
 
+from compass.core.types import Entity
 from compass.sandbox.wire import ArrayMirrorReceiver, ArrayMirrorSender
 
 
@@ -55,3 +59,42 @@ def test_shape_change_and_views_are_sent_whole():
     base[0, 1] = -5
     got, _ = roundtrip(send, recv, view)
     assert got[0, 0] == -5 and np.array_equal(got, view)
+
+
+@dataclass(frozen=True)
+class Tagged(Entity):  # not a plain Entity: goes as an object, class and all
+    tag: str = ""
+
+
+def test_views_arrive_equal_with_entities_sent_as_rows():
+    from dataclasses import replace
+
+    from compass.core.types import AgentView, OwnUnit
+
+    own = OwnUnit("stalker", 3.0, 4.0, 0.5, 9.0, 6.0, 1, 32.0, 32.0)
+    seen = Entity(2, "enemy", "zealot", 5.0, 6.0, 0.2, 0.2, 0.28, np.float32(0.75), 0.5, True, 7)
+    relayed = replace(seen, id=3, visible=False, source=1, hops=2, age=4)
+    views = [
+        AgentView(0, "combat", 9, True, own, (seen, relayed), (0, 1, 8), "", extra={"deaths_seen": ()}),
+        AgentView(1, "combat", 9, True, own, (Tagged(**{**relayed.__dict__, "tag": "x"}),), (), ""),
+        AgentView(2, "combat", 9, False, own, (), (), ""),
+    ]
+    send, recv = ArrayMirrorSender(), ArrayMirrorReceiver()
+    data = send.dumps(("batch", views))
+    got = recv.loads(data)[1]
+    assert got == views
+    for a, b in zip(got, views, strict=True):
+        assert [type(e) for e in a.entities] == [type(e) for e in b.entities]
+        # same attributes in the same order, same value types: a skill cannot tell the difference
+        assert [list(e.__dict__.items()) for e in a.entities] == [
+            list(e.__dict__.items()) for e in b.entities
+        ]
+        assert list(a.__dict__) == list(b.__dict__)
+    assert type(got[0].entities[0].health) is np.float32
+    assert len(send.dumps(("batch", views[:1]))) < len(pickle.dumps((["x"], "batch", views[:1]), 5))
+    # two views sharing one entities tuple: it goes once, as plain pickle would send it
+    twin = replace(views[0], agent_id=3)
+    one, two = len(send.dumps(("batch", views[:1]))), len(send.dumps(("batch", [views[0], twin])))
+    assert two - one < 100
+    a, b = recv.loads(send.dumps(("batch", [views[0], twin])))[1]
+    assert a.entities == b.entities == views[0].entities

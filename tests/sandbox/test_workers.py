@@ -83,6 +83,25 @@ def test_batched_results_equal_in_process_random_included(isolated, views, comba
             assert all(r.error is None for r in got)
 
 
+def test_a_batch_larger_than_a_pipe_arrives_whole(isolated, views, combat_library):
+    # A batch of many episodes' views is sent in one write; a pipe takes it in parts.
+    from compass.sandbox.isolated import _wire_view
+    from compass.sandbox.wire import ArrayMirrorSender
+
+    skill = combat_library.compiled["race_adaptive_combat"]
+    batch = [
+        (skill, replace(v, agent_id=k % 5, step=k, entities=tuple(replace(e, x=e.x + k) for e in v.entities)))
+        for k in range(40)
+        for v in views
+    ]
+    wire = [(skill.code_hash, _wire_view(v, skill.reads_text), 0) for _, v in batch]
+    assert len(ArrayMirrorSender().dumps(("batch", [], wire, 1))) > 64 * 1024
+    isolated.reset(5)
+    got = isolated.run_batch(batch)
+    assert [r.action for r in got] == [r.action for r in SkillExecutor(API, seed=5).run_batch(batch)]
+    assert all(r.error is None for r in got)
+
+
 def test_hung_worker_is_replaced_and_the_others_keep_their_results(isolated, views):
     honest = compile_skill("def ok(obs):\n    return STOP\n", "ok", "combat")
     hang = compile_skill(C_HANG, "hang", "combat")

@@ -109,6 +109,6 @@ def visit_next_level_step(d: ObsData, latest: int = 115, reach: int = 12, stay_f
     up = nearest(d, "ladder up")
     if up is None:
         return None
-    if standing_on(d, "ladder up") or d.position == tuple(up):
+    if d.position == tuple(up):
         return ASCEND
     return path_to(d, up, adjacent=False)
