@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))  # run as a script from a checkout
 from benchmarks._results import git  # noqa: E402
 
 MARKER = re.compile(
-    r"<!--\s*figure:\s*(?P<file>[\w.\-]+\.json):(?P<path>[\w.\-=,]+)(?:\s*\*\s*(?P<scale>[0-9.eE+\-]+))?\s*-->"
+    r"<!--\s*figure:\s*(?P<file>[\w.\-]+\.json):(?P<path>[\w.\-=,]+(?: [\w.\-=,]+)*)(?:\s*\*\s*(?P<scale>[0-9.eE+\-]+))?\s*-->"
     r"(?P<gap>[\s*\[(~≈]*)(?P<number>-?\d+(?:\.\d+)?)"
 )
 

@@ -182,6 +182,23 @@ def test_checker_catches_a_wrong_figure_and_update_fixes_it(tmp_path):
     assert "-->0.86**" in doc.read_text()
 
 
+def test_a_key_with_spaces_is_one_path(tmp_path):
+    """Benchmarks name modes in words ("2 workers x batched 8"): such a key is one path step."""
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "b.json").write_text(
+        json.dumps({"results": {"modes": {"2 workers x batched 8": {"x": 1.98}}}})
+    )
+    doc = tmp_path / "doc.md"
+    doc.write_text(
+        "<!-- figure: b.json:modes.2 workers x batched 8.x -->1.98x and <!-- figure: b.json:modes.2 workers.x -->1\n"
+    )
+    figs = scan(doc)
+    assert [f.shown for f in figs] == ["1.98", "1"]
+    assert check(figs[0], results) is None
+    assert "no 'modes.2 workers'" in check(figs[1], results)
+
+
 def test_checker_cli_exits_non_zero_on_a_mismatch(tmp_path):
     doc = tmp_path / "doc.md"
     doc.write_text("<!-- figure: bench_planner_tokens.json:tokens.episodes -->99\n")
