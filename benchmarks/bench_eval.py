@@ -124,21 +124,25 @@ def bench_throughput(seeds: int) -> dict:
     }
 
 
-def bench_grid(seeds: int, workers: int) -> dict:
-    plan = load_spec(SPEC, seeds=seeds, workers=workers)
+def play_spec(plan, title: str, stem: str) -> tuple[list, float, dict]:
+    """Play an eval spec's whole grid in a scratch folder: its rows, the seconds it took and its
+    report summary; the report's PNG and markdown are kept as ``results/<stem>.png`` / ``.md``."""
     with tempfile.TemporaryDirectory() as d:
         t0 = time.perf_counter()
         rows = run_eval(prepare(plan, d), plan.workers)
         seconds = time.perf_counter() - t0
-        summary = write_report(
-            Path(d) / plan.name,
-            rows,
-            f"ablation: library planner, protoss 5v5, {seeds} seeds",
-            [c.name for c in plan.configs],
-        )
+        summary = write_report(Path(d) / plan.name, rows, title, [c.name for c in plan.configs])
         RESULTS.mkdir(parents=True, exist_ok=True)
-        shutil.copy(Path(d) / plan.name / "report.png", RESULTS / "eval_ablation.png")
-        shutil.copy(Path(d) / plan.name / "report.md", RESULTS / "eval_ablation.md")
+        shutil.copy(Path(d) / plan.name / "report.png", RESULTS / f"{stem}.png")
+        shutil.copy(Path(d) / plan.name / "report.md", RESULTS / f"{stem}.md")
+    return rows, seconds, summary
+
+
+def bench_grid(seeds: int, workers: int) -> dict:
+    plan = load_spec(SPEC, seeds=seeds, workers=workers)
+    rows, seconds, summary = play_spec(
+        plan, f"ablation: library planner, protoss 5v5, {seeds} seeds", "eval_ablation"
+    )
     env = summary["envs"]["smax:protoss_5_vs_5"]
     print(f"\nablation grid: {len(rows)} episodes in {seconds:.0f} s with {workers} workers")
     for c, m in env["configs"].items():
@@ -170,19 +174,9 @@ def bench_table2(seeds: int, workers: int) -> tuple[dict, list[Path]]:
     if missing:
         sys.exit(f"error: table2 needs the EPO-trained checkpoints; missing: {', '.join(missing)}")
     load = os.getloadavg()[0]
-    with tempfile.TemporaryDirectory() as d:
-        t0 = time.perf_counter()
-        rows = run_eval(prepare(plan, d), plan.workers)
-        seconds = time.perf_counter() - t0
-        summary = write_report(
-            Path(d) / plan.name,
-            rows,
-            f"Table 2 setting, all under EPO: {seeds} seeds per cell",
-            [c.name for c in plan.configs],
-        )
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        shutil.copy(Path(d) / plan.name / "report.png", RESULTS / "eval_table2.png")
-        shutil.copy(Path(d) / plan.name / "report.md", RESULTS / "eval_table2.md")
+    rows, seconds, summary = play_spec(
+        plan, f"Table 2 setting, all under EPO: {seeds} seeds per cell", "eval_table2"
+    )
     print(
         f"\nTable 2 grid: {len(rows)} episodes in {seconds:.0f} s with {workers} workers (load avg {load:.1f} before)"
     )
