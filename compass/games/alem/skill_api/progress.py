@@ -15,8 +15,7 @@ from __future__ import annotations
 from compass.games.alem.names import ACHIEVEMENT_WEIGHTS, ACHIEVEMENTS, ASCEND
 from compass.games.alem.obs import ObsData
 from compass.games.alem.skill_api.knowledge import distance, nearest, team_alive
-from compass.games.alem.skill_api.paths import path_to
-from compass.games.alem.skill_api.survival import descend_step, standing_on, time_of_day
+from compass.games.alem.skill_api.survival import descend_step, ladder_step, time_of_day
 
 _WEIGHT = dict(zip(ACHIEVEMENTS, ACHIEVEMENT_WEIGHTS, strict=True))
 
@@ -104,11 +103,4 @@ def visit_next_level_step(d: ObsData, latest: int = 115, reach: int = 12, stay_f
         return descend_step(d)
     if d.step >= stay_from:
         return None
-    if standing_on(d, "ladder up"):
-        return ASCEND
-    up = nearest(d, "ladder up")
-    if up is None:
-        return None
-    if d.position == tuple(up):
-        return ASCEND
-    return path_to(d, up, adjacent=False)
+    return ladder_step(d, "ladder up", ASCEND)

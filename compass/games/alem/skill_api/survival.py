@@ -36,7 +36,14 @@ from compass.games.alem.skill_api.knowledge import (
     walkable,
 )
 from compass.games.alem.skill_api.paths import act_on, path_to
-from compass.games.alem.skill_api.tactics import _STONE_ID, dig_spot, enclosed, sleep_spot
+from compass.games.alem.skill_api.tactics import (
+    _STONE_ID,
+    _dig_step,
+    _seal_step,
+    dig_spot,
+    enclosed,
+    sleep_spot,
+)
 
 DAY_LENGTH = 300  # ALEM's day: light 0.8 at step 0 of a day, darkest at 210, bright again by ~290
 
@@ -118,23 +125,15 @@ def bunker_step(d: ObsData, anchor: Point | None = None, radius: int = 25) -> in
     if plan is None:
         return None
     kind, (a, b, c) = plan
-    me = d.position
     if kind == "seal":
         inner, outer, entrance = a, b, c
-        if me == outer and facing(d, entrance):
-            return PLACE_ACTIONS["stone"]
-        if me == inner:
-            return move(direction_to(inner, outer))
-        if me == outer:
-            return move(direction_to(outer, inner))
-        return path_to(d, inner, adjacent=False)
+        step = _seal_step(d, inner, outer, entrance)
+        return step if step is not None else path_to(d, inner, adjacent=False)
     stand, first, second = a, b, c
-    for here, ahead in ((stand, first), (first, second)):
-        if me == here:
-            if walkable(d, ahead, unknown=False):
-                return move(direction_to(here, ahead))
-            return DO if facing(d, ahead) else move(direction_to(here, ahead))
-    if me == second:
+    step = _dig_step(d, stand, first, second)
+    if step is not None:
+        return step
+    if d.position == second:
         if d.inventory.get("stone", 0) >= 1:
             return move(direction_to(second, first))  # back onto `first`, facing `stand`: seal it next
         return None
@@ -222,14 +221,21 @@ def descend_step(d: ObsData) -> int | None:
     ladder is known yet (explore to find one)."""
     if not d.level_cleared or d.level + 1 >= d.num_levels:
         return None
-    if standing_on(d, "ladder down"):
-        return DESCEND
-    ladder = nearest(d, "ladder down")
-    if ladder is None:
+    return ladder_step(d, "ladder down", DESCEND)
+
+
+def ladder_step(d: ObsData, ladder: str, action: int) -> int | None:
+    """Use the nearest known ``ladder`` (``"ladder down"`` / ``"ladder up"``): ``action`` on it (the
+    view never lists the agent's own tile, so its memory says when it stands on one), else walk
+    there. ``None`` when none is known."""
+    if standing_on(d, ladder):
+        return action
+    xy = nearest(d, ladder)
+    if xy is None:
         return None
-    if d.position == tuple(ladder):
-        return DESCEND
-    return path_to(d, ladder, adjacent=False)
+    if d.position == tuple(xy):
+        return action
+    return path_to(d, xy, adjacent=False)
 
 
 # A team bunker, for three: ``entrance`` (free ground), then ``c1``, ``c2``, ``c3`` dug in a line into

@@ -155,6 +155,32 @@ def sleep_spot(d: ObsData, radius: int = 12) -> tuple[Point, Point, Point] | Non
     return best[1] if best else None
 
 
+def _seal_step(d: ObsData, inner: Point, outer: Point, entrance: Point) -> int | None:
+    """Sealing a corridor: on ``outer`` facing ``entrance``, place stone; on either tile, step to
+    the other (walking back onto ``outer`` leaves the agent facing the entrance). ``None`` when the
+    agent is on neither tile (the caller walks it to ``inner``)."""
+    me = d.position
+    if me == outer and facing(d, entrance):
+        return PLACE_ACTIONS["stone"]
+    if me == inner:
+        return move(direction_to(inner, outer))
+    if me == outer:
+        return move(direction_to(outer, inner))
+    return None
+
+
+def _dig_step(d: ObsData, stand: Point, first: Point, second: Point) -> int | None:
+    """Digging a 2-tile tunnel: from ``stand`` mine ``first`` and step in, then mine ``second`` and
+    step in. ``None`` when the agent is on neither ``stand`` nor ``first``."""
+    me = d.position
+    for here, ahead in ((stand, first), (first, second)):
+        if me == here:
+            if walkable(d, ahead, unknown=False):
+                return move(direction_to(here, ahead))
+            return DO if facing(d, ahead) else move(direction_to(here, ahead))
+    return None
+
+
 def shelter_step(d: ObsData, radius: int = 25) -> int | None:
     """Next action toward sleeping sealed in a 2-tile tunnel; None when no way is known.
 
@@ -169,24 +195,18 @@ def shelter_step(d: ObsData, radius: int = 25) -> int | None:
         spot = sleep_spot(d, radius)
         if spot is not None:
             inner, outer, entrance = spot
-            if me == outer and facing(d, entrance):
-                return PLACE_ACTIONS["stone"]
-            if me == inner:
-                return move(direction_to(inner, outer))
-            if me == outer:
-                return move(direction_to(outer, inner))
-            step = path_to(d, inner, adjacent=False)
+            step = _seal_step(d, inner, outer, entrance)
+            if step is None:
+                step = path_to(d, inner, adjacent=False)
             if step is not None:
                 return step
     if d.inventory.get("pickaxe", 0) >= 1:
         dig = dig_spot(d, radius)
         if dig is not None:
             stand, first, second = dig
-            for here, ahead in ((stand, first), (first, second)):
-                if me == here:
-                    if walkable(d, ahead, unknown=False):
-                        return move(direction_to(here, ahead))
-                    return DO if facing(d, ahead) else move(direction_to(here, ahead))
+            step = _dig_step(d, stand, first, second)
+            if step is not None:
+                return step
             if me == second:
                 return move(direction_to(second, first))
             step = path_to(d, stand, adjacent=False)
