@@ -20,8 +20,12 @@ object costs a Python call.
 from __future__ import annotations
 
 import io
+import math
 import operator
+import os
 import pickle
+import select
+import struct
 from dataclasses import fields
 from typing import Any
 
@@ -30,6 +34,9 @@ import numpy as np
 from compass.core.types import AgentView, Entity
 
 MIN_BYTES = 4096  # smaller arrays are pickled as they are
+FRAME = struct.Struct("!i")  # multiprocessing.connection's length header (-1: a "!Q" length follows)
+_LONG_FRAME = struct.Struct("!Q")
+_READ = 65536  # a pipe's default capacity: one read takes what one write of a message put there
 
 
 class ArrayMirrorSender:
@@ -154,3 +161,61 @@ def _mirrored(*pid: Any) -> np.ndarray:
     if _RECEIVER is None:
         raise pickle.UnpicklingError("a mirrored array outside ArrayMirrorReceiver.loads")
     return _RECEIVER.load_array(*pid)
+
+
+class FrameReader:
+    """Reads ``multiprocessing.connection`` frames from a pipe, usually in one ``read``.
+
+    ``Connection.recv_bytes`` reads the header and the body with two system calls, and
+    ``Connection.poll`` builds a selector each call; a step's round trip pays for both on each
+    side. Bytes read past a frame are kept for the next one.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._buf: bytes | bytearray = b""
+        self._poll: select.poll | None = None
+
+    def _complete(self) -> tuple[int, int] | None:
+        """(start, end) of the first whole frame in the buffer, if there is one."""
+        buf = self._buf
+        if len(buf) < FRAME.size:
+            return None
+        (n,) = FRAME.unpack_from(buf)
+        start = FRAME.size
+        if n == -1:
+            if len(buf) < FRAME.size + _LONG_FRAME.size:
+                return None
+            (n,) = _LONG_FRAME.unpack_from(buf, FRAME.size)
+            start += _LONG_FRAME.size
+        return (start, start + n) if len(buf) >= start + n else None
+
+    def readable(self, timeout: float) -> bool:
+        """Whether a frame (or the end of the pipe) can be read within ``timeout`` seconds."""
+        if self._complete() is not None:
+            return True
+        if self._poll is None:
+            self._poll = select.poll()
+            self._poll.register(self.fd, select.POLLIN)
+        return bool(self._poll.poll(max(0, math.ceil(timeout * 1000))))
+
+    def read(self) -> bytes:
+        """The next frame's body; ``EOFError`` when the pipe ends first."""
+        while (span := self._complete()) is None:
+            chunk = os.read(self.fd, _READ)
+            if not chunk:
+                raise EOFError
+            if not self._buf:
+                self._buf = chunk  # the usual case: the whole frame in one read, no copy
+            else:
+                if type(self._buf) is bytes:
+                    self._buf = bytearray(self._buf)  # a long message: grow in place
+                self._buf += chunk
+        start, end = span
+        body, self._buf = self._buf[start:end], self._buf[end:]
+        return body
+
+    def recv(self) -> Any:
+        """The next frame, unpickled (messages from the trusted parent, or a worker's replies of
+        ints and strings)."""
+        return pickle.loads(self.read())
