@@ -15,6 +15,9 @@ views cost ~20% less CPU to pickle, ~10% less to unpickle and ~20% fewer bytes (
 equal views).
 Both hooks are in the pickler's ``dispatch_table``, looked up by exact type in C, so no other
 object costs a Python call.
+
+Messages are framed as ``multiprocessing.connection`` frames them; :class:`FrameReader` reads one
+in a single system call where ``Connection`` takes two (and a selector per ``poll``).
 """
 
 from __future__ import annotations
