@@ -19,6 +19,7 @@ import contextlib
 import math
 import mmap
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -195,7 +196,7 @@ class IsolatedExecutor:
                     w.ready = True
                     _unlink(w.progress_path)  # mapped on both sides; the name is no longer needed
                     return
-        except (EOFError, OSError):
+        except (EOFError, OSError, pickle.UnpicklingError):
             pass
         self._kill(w)
         raise WorkerStartError(
@@ -292,16 +293,19 @@ class IsolatedExecutor:
         start = time.perf_counter()
         try:
             replies = self._await(w)
-        except (TimeoutError, EOFError, OSError) as exc:
+        except (TimeoutError, EOFError, OSError, pickle.UnpicklingError) as exc:
             hung = isinstance(exc, TimeoutError)
+            refused = isinstance(exc, pickle.UnpicklingError)
             seq, index, _ = w.started()
             culprit = index if seq > w.sent_seq else 0
-            if not hung:
+            if not hung and not refused:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     w.proc.wait(timeout=2)  # reap it to learn what ended it
             why = (
                 f"no answer within {self.hard_seconds:.2f} s (stuck in C code?)"
                 if hung
+                else f"its worker sent a reply that is not plain values ({exc})"
+                if refused
                 else f"its worker died ({self._death(w)})"
             )
             self._replace(w_index)

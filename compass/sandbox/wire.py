@@ -219,6 +219,13 @@ class FrameReader:
         return body
 
     def recv(self) -> Any:
-        """The next frame, unpickled (messages from the trusted parent, or a worker's replies of
-        ints and strings)."""
-        return pickle.loads(self.read())
+        """The next frame unpickled as builtin values only (a worker's replies: tuples, lists,
+        ints, strings, None): a class or function named in it is refused with
+        ``pickle.UnpicklingError``, so a worker that a skill took over cannot make the parent
+        run code by what it sends back."""
+        return _BuiltinsOnly(io.BytesIO(self.read())).load()
+
+
+class _BuiltinsOnly(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        raise pickle.UnpicklingError(f"refused: a reply naming {module}.{name}"[:200])

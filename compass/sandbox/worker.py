@@ -10,7 +10,7 @@ before it runs any skill:
 * ``SIGINT`` ignored (Ctrl-C is the parent's to handle; the parent stops the worker).
 
 Protocol (``multiprocessing.connection`` framing, pickles both ways; the parent is trusted, the
-worker's replies carry only ints and strings):
+worker's replies carry only ints and strings, and the parent unpickles them as builtin values only):
 
 * parent → ``("init", api, seeds, max_ticks, max_seconds, memory_mb, progress)``; worker →
   ``("ready", pid)``; ``progress`` names a small shared-memory file the worker maps (and closes

@@ -141,3 +141,30 @@ def test_frames_read_back_whole_and_in_order_whatever_the_reads_return():
     assert reader.read() == b"abcde"
     os.close(w)
     os.close(r)
+
+
+def test_replies_come_back_as_plain_values_and_nothing_else():
+    """The parent reads a worker's replies as builtin values only: a worker that a skill took
+    over cannot send back a pickle that runs code in the parent (a class, a function, a reduce)."""
+    import os
+    import pickle
+    from multiprocessing.connection import Connection
+
+    from compass.sandbox.wire import FrameReader
+
+    r, w = os.pipe()
+    out, reader = Connection(w, readable=False), FrameReader(r)
+    replies = [(0, 5, None, 120), (1, None, ("f: boom", "runtime", "Traceback..."), 3)]
+    out.send(replies)
+    assert reader.recv() == replies
+
+    class Boom:
+        def __reduce__(self):
+            return (os.system, ("echo pwned",))
+
+    for hostile in (Boom(), np.int64(3), Entity):
+        out.send_bytes(pickle.dumps([(0, hostile, None, 1)]))
+        with pytest.raises(pickle.UnpicklingError, match="refused"):
+            reader.recv()
+    out.close()
+    os.close(r)
