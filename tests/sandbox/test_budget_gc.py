@@ -94,3 +94,47 @@ def test_a_slow_skill_is_still_stopped_with_or_without_pauses(view, slow_collect
     assert r.error is not None and r.error.kind == "budget" and "time budget exceeded" in str(r.error)
     # stopped when its own time ran out: the pauses came on top, not instead
     assert r.seconds > BUDGET + sum(pauses)
+
+
+# A skill API for the worker: the combat family's, whose make_api (inside the call's budget)
+# makes the next three collections in the worker pause.
+PAUSING_API = f"""
+import gc
+import time
+
+from compass.games.combat import skill_api as _base
+
+EXPORTS = _base.EXPORTS
+default_action = _base.default_action
+_armed = [0]
+
+
+def _pause(phase, info):
+    if phase == "start" and _armed[0] > 0:
+        _armed[0] -= 1
+        time.sleep({PAUSE})
+
+
+gc.callbacks.append(_pause)
+
+
+def make_api(view, rng):
+    _armed[0] = 3
+    return _base.make_api(view, rng)
+"""
+
+
+def test_the_isolated_worker_leaves_out_its_collection_pauses_too(view, tmp_path, monkeypatch):
+    from compass.sandbox.isolated import IsolatedExecutor
+
+    (tmp_path / "gc_pausing_api.py").write_text(PAUSING_API)
+    monkeypatch.syspath_prepend(str(tmp_path))  # the worker's import path is the parent's
+    # hard_seconds: the parent's deadline for a stuck worker, out of the way of the pauses
+    with IsolatedExecutor("gc_pausing_api", max_seconds=BUDGET, hard_seconds=10.0, spare=False) as ex:
+        honest = ex.run(compile_skill(ALLOCATES, "f", "combat"), view)
+        slow = ex.run(compile_skill(SLOW, "f", "combat"), view)
+    assert honest.error is None and honest.action == 1 and honest.seconds > 3 * PAUSE
+    assert (
+        slow.error is not None and slow.error.kind == "budget" and "time budget exceeded" in str(slow.error)
+    )
+    assert slow.seconds > BUDGET + 3 * PAUSE
