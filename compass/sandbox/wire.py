@@ -211,8 +211,9 @@ class FrameReader:
             self._poll.register(self.fd, select.POLLIN)
         return bool(self._poll.poll(max(0, math.ceil(timeout * 1000))))
 
-    def read(self) -> bytes:
-        """The next frame's body; ``EOFError`` when the pipe ends first."""
+    def read(self) -> bytes | bytearray:
+        """The next frame's body (a ``bytearray`` when it took several reads); ``EOFError`` when
+        the pipe ends first."""
         while (span := self._complete()) is None:
             chunk = os.read(self.fd, _READ)
             if not chunk:
