@@ -22,6 +22,7 @@ from __future__ import annotations
 import builtins
 import collections
 import functools
+import gc
 import heapq
 import itertools
 import math
@@ -68,20 +69,57 @@ class BudgetExceeded(SkillError):
     """The skill ran too many loop iterations or for too long in one call."""
 
 
-class Budget:
-    """Counts loop iterations, comprehension items and calls of one skill call.
+class _GCClock:
+    """Seconds this process has spent in garbage collections, from ``gc.callbacks``.
 
-    Once exceeded it stays tripped for the rest of the call: every later tick raises again, and
-    the executor reports the overrun even if the skill swallowed the exception.
+    A full collection of a large host process's heap (JAX, torch, an evaluation's results) can
+    stop a skill for seconds in the middle of a call; that pause is the process's, not the
+    skill's, so the wall-clock budget does not count it. The clock's ``start`` hook is the first
+    callback and its ``stop`` hook the last at import, so other callbacks' work counts as the
+    collection's too.
     """
 
-    __slots__ = ("max_ticks", "max_seconds", "ticks", "deadline", "tripped", "line")
+    __slots__ = ("total", "_since")
+
+    def __init__(self) -> None:
+        self.total = 0.0
+        self._since = 0.0
+
+    def start(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._since = time.perf_counter()
+
+    def stop(self, phase: str, info: dict) -> None:
+        if phase == "stop":
+            self.total += time.perf_counter() - self._since
+
+
+GC_CLOCK = _GCClock()
+# At most this much collection time is left out of one call: code a skill leaves to run in a
+# collection (a generator's ``finally`` closed by the collector) runs inside that window too, so
+# the window cannot be unbounded. The isolated worker's hard deadline bounds a call anyway.
+GC_GRACE_SECONDS = 10.0
+gc.callbacks.insert(0, GC_CLOCK.start)
+gc.callbacks.append(GC_CLOCK.stop)
+
+
+class Budget:
+    """Counts loop iterations, comprehension items and calls of one skill call, and its time.
+
+    The time is wall-clock time since :meth:`start` less the time the process spent in garbage
+    collections meanwhile (:class:`_GCClock`, up to ``GC_GRACE_SECONDS``). Once exceeded it stays
+    tripped for the rest of the call: every later tick raises again, and the executor reports the
+    overrun even if the skill swallowed the exception.
+    """
+
+    __slots__ = ("max_ticks", "max_seconds", "ticks", "deadline", "gc_at_start", "tripped", "line")
 
     def __init__(self, max_ticks: int, max_seconds: float) -> None:
         self.max_ticks = max_ticks
         self.max_seconds = max_seconds
         self.ticks = 0
         self.deadline = 0.0
+        self.gc_at_start = 0.0
         self.tripped: str | None = None
         self.line: int | None = None
 
@@ -89,6 +127,7 @@ class Budget:
         self.ticks = 0
         self.tripped = None
         self.line = None
+        self.gc_at_start = GC_CLOCK.total
         self.deadline = time.perf_counter() + self.max_seconds
 
     def tick(self) -> None:
@@ -107,7 +146,9 @@ class Budget:
         if self.tripped is None:
             if self.ticks > self.max_ticks:
                 self.tripped = f"loop budget exceeded ({self.max_ticks} iterations)"
-            elif time.perf_counter() > self.deadline:
+            elif (
+                time.perf_counter() - min(GC_CLOCK.total - self.gc_at_start, GC_GRACE_SECONDS) > self.deadline
+            ):
                 self.tripped = f"time budget exceeded ({self.max_seconds:.2f} s)"
         if self.tripped is not None:
             raise BudgetExceeded(self.tripped, kind="budget")

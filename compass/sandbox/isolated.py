@@ -19,8 +19,8 @@ import contextlib
 import math
 import mmap
 import os
+import pickle
 import signal
-import struct
 import subprocess
 import sys
 import tempfile
@@ -34,7 +34,7 @@ from typing import Any
 from compass.core.types import AgentView
 from compass.sandbox.guards import DEFAULT_MAX_SECONDS, DEFAULT_MAX_TICKS, SkillError
 from compass.sandbox.runtime import CompiledSkill, SkillResult, load_api
-from compass.sandbox.wire import ArrayMirrorSender
+from compass.sandbox.wire import FRAME, ArrayMirrorSender, FrameReader
 from compass.sandbox.worker import PROGRESS
 
 __all__ = ["IsolatedExecutor", "WorkerStartError", "worker_env"]
@@ -43,7 +43,6 @@ _SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else None  # memory-backed wh
 
 # Variables a worker may see; everything else (API keys, tokens, cloud credentials) stays behind.
 ENV_ALLOW = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONHASHSEED", "SYSTEMROOT")
-_FRAME = struct.Struct("!i")  # multiprocessing.connection's length header
 _MAX_FRAME = 0x7FFFFFFF
 STARTUP_SECONDS = 120.0  # importing the API on a loaded two-core machine can take a while
 
@@ -83,6 +82,7 @@ class _Worker:
     recv: Connection
     progress: mmap.mmap
     progress_path: str
+    reader: FrameReader  # what comes back on ``recv``
     ready: bool = False
     known: set[str] = field(default_factory=set)  # code hashes this worker has compiled
     sent_seq: int = 0  # the worker's item counter when the current batch was sent
@@ -99,7 +99,7 @@ class _Worker:
         if len(data) > _MAX_FRAME:
             self.send.send_bytes(data)  # multiprocessing's long-frame header; never seen in practice
             return
-        view = memoryview(_FRAME.pack(len(data)) + data)
+        view = memoryview(FRAME.pack(len(data)) + data)
         fd = self.send.fileno()
         while view:
             view = view[os.write(fd, view) :]  # a signal can cut a write short
@@ -154,12 +154,14 @@ class IsolatedExecutor:
         os.ftruncate(fd, PROGRESS.size)
         progress = mmap.mmap(fd, PROGRESS.size)
         os.close(fd)
+        recv = Connection(os.dup(proc.stdout.fileno()), writable=False)
         w = _Worker(
             proc,
             Connection(os.dup(proc.stdin.fileno()), readable=False),
-            Connection(os.dup(proc.stdout.fileno()), writable=False),
+            recv,
             progress,
             path,
+            FrameReader(recv.fileno()),
         )
         proc.stdin.close()
         proc.stdout.close()
@@ -188,13 +190,13 @@ class IsolatedExecutor:
         if w.ready:
             return
         try:
-            if w.recv.poll(STARTUP_SECONDS):
-                msg = w.recv.recv()
+            if w.reader.readable(STARTUP_SECONDS):
+                msg = w.reader.recv()
                 if msg[0] == "ready":
                     w.ready = True
                     _unlink(w.progress_path)  # mapped on both sides; the name is no longer needed
                     return
-        except (EOFError, OSError):
+        except (EOFError, OSError, pickle.UnpicklingError):
             pass
         self._kill(w)
         raise WorkerStartError(
@@ -220,7 +222,7 @@ class IsolatedExecutor:
             # The spare was seeded as worker 0 with the seeds of when it started.
             fresh.post(("reset", self._seeds_of(index)))
             self._wait_ready(fresh)
-            fresh.recv.recv()
+            fresh.reader.recv()
         self._workers[index] = fresh or self._spawn(index)
         self._spare = self._spawn(0) if self._spare_on else None
 
@@ -291,16 +293,19 @@ class IsolatedExecutor:
         start = time.perf_counter()
         try:
             replies = self._await(w)
-        except (TimeoutError, EOFError, OSError) as exc:
+        except (TimeoutError, EOFError, OSError, pickle.UnpicklingError) as exc:
             hung = isinstance(exc, TimeoutError)
+            refused = isinstance(exc, pickle.UnpicklingError)
             seq, index, _ = w.started()
             culprit = index if seq > w.sent_seq else 0
-            if not hung:
+            if not hung and not refused:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     w.proc.wait(timeout=2)  # reap it to learn what ended it
             why = (
                 f"no answer within {self.hard_seconds:.2f} s (stuck in C code?)"
                 if hung
+                else f"its worker sent a reply that is not plain values ({exc})"
+                if refused
                 else f"its worker died ({self._death(w)})"
             )
             self._replace(w_index)
@@ -333,8 +338,8 @@ class IsolatedExecutor:
             seq, _, started = w.started()
             running = seq > w.sent_seq
             wait = started + self.hard_seconds - time.monotonic() if running else self.hard_seconds
-            if w.recv.poll(max(wait, 0.0)):
-                return w.recv.recv()
+            if w.reader.readable(max(wait, 0.0)):
+                return w.reader.recv()
             now_seq, _, now_started = w.started()
             if running and now_seq == seq and time.monotonic() >= now_started + self.hard_seconds:
                 raise TimeoutError
@@ -359,7 +364,7 @@ class IsolatedExecutor:
             self._wait_ready(w)
             w.post(("reset", self._seeds_of(i)))
         for w in self._workers:
-            if not w.recv.poll(self.hard_seconds + 5) or w.recv.recv() != ("ok",):
+            if not w.reader.readable(self.hard_seconds + 5) or w.reader.recv() != ("ok",):
                 raise WorkerStartError("skill worker did not confirm a reset")
 
     def pids(self) -> list[int]:

@@ -10,7 +10,7 @@ before it runs any skill:
 * ``SIGINT`` ignored (Ctrl-C is the parent's to handle; the parent stops the worker).
 
 Protocol (``multiprocessing.connection`` framing, pickles both ways; the parent is trusted, the
-worker's replies carry only ints and strings):
+worker's replies carry only ints and strings, and the parent unpickles them as builtin values only):
 
 * parent → ``("init", api, seeds, max_ticks, max_seconds, memory_mb, progress)``; worker →
   ``("ready", pid)``; ``progress`` names a small shared-memory file the worker maps (and closes
@@ -50,20 +50,31 @@ def _lock_down(memory_mb: int) -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (probe, probe))
 
 
-def _arm_cpu(seconds: float) -> None:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    used = usage.ru_utime + usage.ru_stime
-    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-    soft = int(used + seconds) + 1
-    resource.setrlimit(
-        resource.RLIMIT_CPU, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard)
-    )
+class _CpuLimit:
+    """``RLIMIT_CPU``'s soft limit at the CPU seconds used so far plus a batch's allowance.
+
+    The limit is the same as setting it before every batch; it is only set when that value
+    changes (when the seconds used cross a whole second), which saves two system calls a step.
+    Nothing else in the worker changes it: skills cannot reach ``resource``.
+    """
+
+    def __init__(self) -> None:
+        self.soft, self.hard = resource.getrlimit(resource.RLIMIT_CPU)
+
+    def arm(self, seconds: float) -> None:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        soft = int(usage.ru_utime + usage.ru_stime + seconds) + 1
+        if self.hard != resource.RLIM_INFINITY:
+            soft = min(soft, self.hard)
+        if soft != self.soft:
+            resource.setrlimit(resource.RLIMIT_CPU, (soft, self.hard))
+            self.soft = soft
 
 
 def serve(inp: Connection, out: Connection) -> None:
     """Answer the parent until it says goodbye or goes away."""
     from compass.sandbox.runtime import SkillExecutor, compile_skill
-    from compass.sandbox.wire import ArrayMirrorReceiver
+    from compass.sandbox.wire import ArrayMirrorReceiver, FrameReader
 
     op, api, seed, max_ticks, max_seconds, memory_mb, progress_path = inp.recv()
     assert op == "init", op
@@ -76,12 +87,14 @@ def serve(inp: Connection, out: Connection) -> None:
     executor = SkillExecutor(api, seed=seed, max_ticks=max_ticks, max_seconds=max_seconds, memory_note=note)
     compiled: dict = {}
     wire = ArrayMirrorReceiver()
+    frames = FrameReader(inp.fileno())  # after init: ``recv`` above read exactly its own frame
+    cpu = _CpuLimit()
     seq = 1
     _lock_down(memory_mb)
     out.send(("ready", os.getpid()))
     while True:
         try:
-            msg = wire.loads(inp.recv_bytes())
+            msg = wire.loads(frames.read())
         except EOFError:
             return
         if msg[0] == "exit":
@@ -93,7 +106,7 @@ def serve(inp: Connection, out: Connection) -> None:
         _, new_skills, items, cpu_seconds = msg
         for code_hash, name, source, filename, line_offset in new_skills:
             compiled[code_hash] = compile_skill(source, name, "", filename, line_offset)
-        _arm_cpu(cpu_seconds)
+        cpu.arm(cpu_seconds)
         replies = []
         for k, (code_hash, view, lane) in enumerate(items):
             PROGRESS.pack_into(progress, 0, seq, k, time.monotonic())

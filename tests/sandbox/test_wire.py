@@ -98,3 +98,73 @@ def test_views_arrive_equal_with_entities_sent_as_rows():
     assert two - one < 100
     a, b = recv.loads(send.dumps(("batch", [views[0], twin])))[1]
     assert a.entities == b.entities == views[0].entities
+
+
+def test_frames_read_back_whole_and_in_order_whatever_the_reads_return():
+    """The worker's and the parent's reader take what ``Connection`` writes: frames of any size
+    (a body over 16 KB goes in two writes, over the pipe's capacity in many reads), several in
+    one read (the rest is kept), and the end of the pipe as ``EOFError``."""
+    import os
+    import threading
+    from multiprocessing.connection import Connection
+
+    from compass.sandbox.wire import FrameReader
+
+    r, w = os.pipe()
+    bodies = [b"a", b"", bytes(range(256)) * 80, b"x" * 300_000, b"tail"]  # 20 KB, 300 KB
+    reader = FrameReader(r)
+    assert not reader.readable(0.01)
+    out = Connection(w, readable=False)
+
+    def write_all() -> None:
+        for body in bodies:
+            out.send_bytes(body)
+        out.close()
+
+    writer = threading.Thread(target=write_all)
+    writer.start()
+    assert reader.readable(5)
+    got = [bytes(reader.read()) for _ in bodies]
+    writer.join()
+    assert got == bodies
+    with pytest.raises(EOFError):
+        reader.read()
+    os.close(r)
+
+    r, w = os.pipe()
+    reader = FrameReader(r)
+    os.write(w, b"".join(len(b).to_bytes(4, "big") + b for b in (b"one", b"two")) + b"\x00\x00")
+    assert reader.read() == b"one"
+    assert reader.readable(0) and reader.read() == b"two"  # kept from the first read
+    os.write(w, b"\x00\x05ab")  # the rest of a header, then a body cut short
+    os.write(w, b"cde")
+    assert reader.read() == b"abcde"
+    os.close(w)
+    os.close(r)
+
+
+def test_replies_come_back_as_plain_values_and_nothing_else():
+    """The parent reads a worker's replies as builtin values only: a worker that a skill took
+    over cannot send back a pickle that runs code in the parent (a class, a function, a reduce)."""
+    import os
+    import pickle
+    from multiprocessing.connection import Connection
+
+    from compass.sandbox.wire import FrameReader
+
+    r, w = os.pipe()
+    out, reader = Connection(w, readable=False), FrameReader(r)
+    replies = [(0, 5, None, 120), (1, None, ("f: boom", "runtime", "Traceback..."), 3)]
+    out.send(replies)
+    assert reader.recv() == replies
+
+    class Boom:
+        def __reduce__(self):
+            return (os.system, ("echo pwned",))
+
+    for hostile in (Boom(), np.int64(3), Entity):
+        out.send_bytes(pickle.dumps([(0, hostile, None, 1)]))
+        with pytest.raises(pickle.UnpicklingError, match="refused"):
+            reader.recv()
+    out.close()
+    os.close(r)
