@@ -143,16 +143,18 @@ def team_site(
     different sites (docs/alem.md "The coordination points in view every episode").
     Ties break on (y, x), so agents seeing the same tiles agree. ``lead`` as in :func:`leader_position`.
     ``helpers`` as in :func:`coordination_target` (also sync sites this agent can only help at).
+    With it the team agreed on one site far more often on Hard tuning seeds, but the library
+    scored no higher (docs/alem.md "One choice for the team").
     """
-    lead = leader_position(d, lead)
+    pos = leader_position(d, lead)
     cands = [
         s
         for s in _eligible_sites(d, kinds, max_required, new_only, helpers)
-        if distance(lead, (s.x, s.y)) <= reach
+        if distance(pos, (s.x, s.y)) <= reach
     ]
     if not cands:
         return None
-    return min(cands, key=lambda s: (distance(lead, (s.x, s.y)), s.y, s.x))
+    return min(cands, key=lambda s: (distance(pos, (s.x, s.y)), s.y, s.x))
 
 
 def _leads(d: ObsData, lead: int | None) -> bool:
@@ -201,12 +203,12 @@ def nearest_on_leash(
     if _leads(d, lead):
         return nearest(d, names, solo=solo)
     wanted = {names} if isinstance(names, str) else set(names)
-    lead = leader_position(d, lead)
+    pos = leader_position(d, lead)
     tiles = [(b.x, b.y) for b in d.blocks if b.name in wanted]
     if d.memory is not None:
-        tiles += d.memory.nearest_k(tuple(wanted), lead[0], lead[1], 16)
+        tiles += d.memory.nearest_k(tuple(wanted), pos[0], pos[1], 16)
     tiles = sorted(
-        {p for p in tiles if distance(lead, p) <= radius}, key=lambda p: (distance(d.position, p), p[1], p[0])
+        {p for p in tiles if distance(pos, p) <= radius}, key=lambda p: (distance(d.position, p), p[1], p[0])
     )
     for p in tiles:
         if _approachable(d, p) and not (solo and _coordination_tile(d, p)):
@@ -220,6 +222,8 @@ def cohesion_step(d: ObsData, radius: int = 6, lead: int | None = None) -> int |
     Keeps the team within about one view (9x11 tiles) of the leader by day, so a coordination site
     the leader sees is in every follower's view too (:func:`team_site`). ``None`` for the leader,
     without a living leader, or when no step toward it is known. ``lead`` as in :func:`leader_position`.
+    A leash of 6-9 tiles cost the library exploration and food on Hard tuning seeds (docs/alem.md
+    "One choice for the team").
     """
     if _leads(d, lead):
         return None
