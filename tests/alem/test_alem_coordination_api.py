@@ -164,7 +164,7 @@ def test_a_follower_gathers_the_tree_near_the_leader_not_the_one_near_itself():
     grid = ["T............T", ".............."]
     d = _obs(grid, agent_id=1, role="miner", position=(10, 1), facing_xy=(10, 0))
     d.teammates.append(_mate(0, "warrior", (10, 1), (1, 1)))
-    assert api.nearest(d, "tree") == (13, 0)  # its own nearest: 9 tiles from the leader
+    assert api.nearest(d, "tree") == (13, 0)  # its own nearest: 13 tiles from the leader
     assert api.nearest_on_leash(d, "tree", radius=6) == (0, 0)
     assert api.within_leash(d, (0, 0), 6) and not api.within_leash(d, (13, 0), 6)
     assert api.nearest_on_leash(d, "tree", radius=1) is None  # no tree that close to the leader
@@ -177,6 +177,7 @@ def test_followers_join_the_site_the_leader_stands_by_even_when_it_pays_them_not
     # The leader (warrior, no pickaxe) picks the stone site beside it as a helper ...
     leader = _agent(0, "warrior", (3, 2), [(1, "miner", (7, 2))], [a, b])
     leader.inventory["pickaxe"] = 0
+    assert api.team_site(leader) is None  # it cannot mine stone: a site only as a helper
     assert api.shared_site(leader) == a
     # ... and the miner, standing next to B, goes to A: the site the leader stands by.
     follower = _agent(1, "miner", (7, 2), [(0, "warrior", (3, 2))], [a, b])
