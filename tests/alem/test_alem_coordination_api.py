@@ -5,7 +5,7 @@ from __future__ import annotations
 from test_alem_api import _obs
 
 from compass.games.alem import skill_api as api
-from compass.games.alem.names import BUILD_ACTIONS
+from compass.games.alem.names import BUILD_ACTIONS, LEFT, RIGHT
 from compass.games.alem.obs import CoordSite, Mob, Teammate
 
 
@@ -104,3 +104,87 @@ def test_a_large_cow_is_a_target_only_with_enough_of_the_team_around_it():
     d.mobs[0] = cow
     d.achievements = frozenset({"COORD_LARGE_PASSIVE_KILL"})  # nothing new for this agent
     assert api.large_passive_target(d) is None
+
+
+# --------------------------------------------------------------------------- the leader's choice
+def _mate(i: int, role: str, me: tuple[int, int], at: tuple[int, int], alive: bool = True) -> Teammate:
+    dx, dy = at[0] - me[0], at[1] - me[1]
+    return Teammate(i, role, at[0], at[1], dx, dy, abs(dx) + abs(dy), 9.0 if alive else 0.0, alive=alive)
+
+
+def _agent(i: int, role: str, at: tuple[int, int], mates: list[tuple[int, str, tuple[int, int]]], sites):
+    """Agent ``i`` at ``at`` on a 14x5 grass field, seeing ``sites``, with a wood pickaxe."""
+    grid = ["." * 14 for _ in range(5)]
+    row = grid[at[1]]
+    grid[at[1]] = row[: at[0]] + "@" + row[at[0] + 1 :]
+    d = _obs(grid, agent_id=i, role=role)
+    d.inventory["pickaxe"] = 1
+    d.coord_sites.extend(sites)
+    d.teammates.extend(_mate(j, r, at, p) for j, r, p in mates)
+    return d
+
+
+def test_leader_and_follower_name_the_site_nearest_the_leader():
+    # The leader (agent 0) stands at (2, 2) near site A; the follower (agent 1), five tiles east,
+    # stands next to site B and sees both. team_site ranks from the leader's position, which both
+    # know (the observation gives teammates' coordinates), so both name A.
+    a, b = _site(3, 1), _site(7, 1)
+    leader = _agent(0, "warrior", (2, 2), [(1, "miner", (7, 2))], [a, b])
+    follower = _agent(1, "miner", (7, 2), [(0, "warrior", (2, 2))], [a, b])
+    assert api.leader_position(follower) == (2, 2) == api.leader_position(leader)
+    assert api.team_site(leader) == a
+    assert api.team_site(follower) == a
+    # A site only the follower sees, beyond the leader's view (reach 5), is nobody's target.
+    far = _agent(1, "miner", (7, 2), [(0, "warrior", (2, 2))], [_site(9, 1)])
+    assert api.team_site(far) is None
+    assert api.team_site(far, reach=8) == _site(9, 1)
+    # With the leader dead the lowest living id leads: the follower itself, and its nearest site.
+    alone = _agent(1, "miner", (7, 2), [(2, "forager", (12, 4))], [a, b])
+    alone.teammates.append(_mate(0, "warrior", (7, 2), (2, 2), alive=False))
+    assert api.leader_position(alone) == (7, 2) and api.team_site(alone) == b
+    # Another leader by id: the miner leads, and the warrior ranks sites from the miner.
+    assert api.team_site(leader, lead=1) == b
+
+
+def test_a_follower_out_of_the_leader_s_view_walks_back_and_the_leader_never_does():
+    follower = _agent(1, "forager", (10, 2), [(0, "warrior", (2, 2))], [])
+    assert api.cohesion_step(follower, radius=6) == LEFT  # 8 tiles east of the leader
+    assert api.cohesion_step(follower, radius=8) is None  # within the leash: free to work
+    leader = _agent(0, "warrior", (2, 2), [(1, "forager", (10, 2))], [])
+    assert api.cohesion_step(leader, radius=6) is None
+    orphan = _agent(1, "forager", (10, 2), [], [])
+    orphan.teammates.append(_mate(0, "warrior", (10, 2), (2, 2), alive=False))
+    assert api.cohesion_step(orphan, radius=6) is None  # a dead leader is not followed
+    # Led by agent 2 (to the east), the same agent walks the other way.
+    east = _agent(1, "forager", (4, 2), [(0, "warrior", (2, 2)), (2, "miner", (13, 2))], [])
+    assert api.cohesion_step(east, radius=6, lead=2) == RIGHT
+
+
+def test_a_follower_gathers_the_tree_near_the_leader_not_the_one_near_itself():
+    grid = ["T............T", ".............."]
+    d = _obs(grid, agent_id=1, role="miner", position=(10, 1), facing_xy=(10, 0))
+    d.teammates.append(_mate(0, "warrior", (10, 1), (1, 1)))
+    assert api.nearest(d, "tree") == (13, 0)  # its own nearest: 13 tiles from the leader
+    assert api.nearest_on_leash(d, "tree", radius=6) == (0, 0)
+    assert api.within_leash(d, (0, 0), 6) and not api.within_leash(d, (13, 0), 6)
+    assert api.nearest_on_leash(d, "tree", radius=1) is None  # no tree that close to the leader
+    lead = _obs(grid, agent_id=0, role="warrior", position=(10, 1), facing_xy=(10, 0))
+    assert api.nearest_on_leash(lead, "tree", radius=1) == (13, 0)  # the leader gathers freely
+
+
+def test_followers_join_the_site_the_leader_stands_by_even_when_it_pays_them_nothing_new():
+    a, b = _site(3, 1), _site(7, 1)
+    # The leader (warrior, no pickaxe) picks the stone site beside it as a helper ...
+    leader = _agent(0, "warrior", (3, 2), [(1, "miner", (7, 2))], [a, b])
+    leader.inventory["pickaxe"] = 0
+    assert api.team_site(leader) is None  # it cannot mine stone: a site only as a helper
+    assert api.shared_site(leader) == a
+    # ... and the miner, standing next to B, goes to A: the site the leader stands by.
+    follower = _agent(1, "miner", (7, 2), [(0, "warrior", (3, 2))], [a, b])
+    assert api.team_site(follower) == a and api.shared_site(follower) == a
+    # It joins even holding every achievement A pays: the team's score needs only the leader's.
+    follower.achievements = frozenset({"COORD_2_AGENTS_HARD", "COORD_MINE_STONE_HARD"})
+    assert api.coordination_target(follower) is None and api.shared_site(follower) == a
+    # While the leader is not next to a site yet, followers have no target of their own.
+    walking = _agent(1, "miner", (7, 2), [(0, "warrior", (2, 4))], [a, b])
+    assert api.shared_site(walking) is None

@@ -1,5 +1,6 @@
 """Team conventions for ALEM's coordination sites: which site the team converges on (a rule every
-agent applies to what it sees, so they agree without talking), who stands where, what it pays."""
+agent applies to what it sees, so they agree without talking), who stands where, what it pays, and
+how the team stays within a view of its leader so that everyone sees the same sites."""
 
 from __future__ import annotations
 
@@ -9,16 +10,20 @@ from compass.games.alem.skill_api.actions import build
 from compass.games.alem.skill_api.knowledge import (
     STEP_DIRS,
     Point,
+    _approachable,
+    _coordination_tile,
     _occupied,
     can_build_here,
     can_mine,
     distance,
     has_materials,
     leader_id,
+    nearest,
     team_alive,
     team_center,
     walkable,
 )
+from compass.games.alem.skill_api.paths import path_to
 
 _COORD_MINE = {
     "stone": "STONE",
@@ -64,13 +69,20 @@ def coordination_target(
     :func:`site_rewards_for` (a shelter handover then pays COORD_BUILD_SHELTER). On Hard tuning
     seeds ``helpers`` completed no more 2-agent sites and scored lower (docs/alem.md "Daytime scoring").
     """
-    lead = leader_id(d)
-    lead_pos = (
-        d.position
-        if lead == d.agent_id
-        else next(((t.x, t.y) for t in d.teammates if t.id == lead), d.position)
-    )
+    cands = _eligible_sites(d, kinds, max_required, new_only, helpers)
+    if not cands:
+        return None
+    lead_pos = leader_position(d)
     center = team_center(d)
+    return min(
+        cands, key=lambda s: (distance(lead_pos, (s.x, s.y)) > 1, distance(center, (s.x, s.y)), s.y, s.x)
+    )
+
+
+def _eligible_sites(
+    d: ObsData, kinds: tuple[str, ...], max_required: int, new_only: bool, helpers: bool
+) -> list[CoordSite]:
+    """The visible sites :func:`coordination_target` and :func:`team_site` choose from."""
     alive = len(team_alive(d)) + 1
     cands = []
     for s in d.coord_sites:
@@ -95,11 +107,130 @@ def coordination_target(
         if new_only and d.achievements and all(a in d.achievements for a in rewards):
             continue
         cands.append(s)
+    return cands
+
+
+# --------------------------------------------------------------------------- the leader's choice
+def leader_position(d: ObsData, lead: int | None = None) -> Point:
+    """Where the team leader stands: agent ``lead``, by default :func:`leader_id` (the lowest living id).
+
+    Every agent's observation gives every teammate's coordinates (off-screen ones too), so all
+    agents agree on this point without any message; the leader gets its own position, and a dead
+    ``lead`` gives this agent's position.
+    """
+    lead = leader_id(d) if lead is None else lead
+    if lead == d.agent_id:
+        return d.position
+    return next(((t.x, t.y) for t in team_alive(d) if t.id == lead), d.position)
+
+
+def team_site(
+    d: ObsData,
+    reach: int = 5,
+    kinds: tuple[str, ...] = ("sync", "handover"),
+    max_required: int = N_AGENTS,
+    new_only: bool = True,
+    lead: int | None = None,
+    helpers: bool = False,
+) -> CoordSite | None:
+    """The coordination site the leader picks, as any agent near the leader can work it out.
+
+    The site (of those :func:`coordination_target` accepts) nearest the leader's position, among
+    those within ``reach`` (Manhattan) of it: the leader picks from its own view, and a follower
+    that keeps within a view of the leader (:func:`cohesion_step`) sees the same tiles, so both
+    name the same site. :func:`coordination_target` instead ranks sites from each agent's own view
+    around the team's centre, and on Hard the team spreads wider than a view, so agents picked
+    different sites (docs/alem.md "The coordination points in view every episode").
+    Ties break on (y, x), so agents seeing the same tiles agree. ``lead`` as in :func:`leader_position`.
+    ``helpers`` as in :func:`coordination_target` (also sync sites this agent can only help at).
+    With it the team agreed on one site far more often on Hard tuning seeds, but the library
+    scored no higher (docs/alem.md "One choice for the team").
+    """
+    pos = leader_position(d, lead)
+    cands = [
+        s
+        for s in _eligible_sites(d, kinds, max_required, new_only, helpers)
+        if distance(pos, (s.x, s.y)) <= reach
+    ]
     if not cands:
         return None
-    return min(
-        cands, key=lambda s: (distance(lead_pos, (s.x, s.y)) > 1, distance(center, (s.x, s.y)), s.y, s.x)
+    return min(cands, key=lambda s: (distance(pos, (s.x, s.y)), s.y, s.x))
+
+
+def _leads(d: ObsData, lead: int | None) -> bool:
+    """Whether this agent is the leader, or has no living leader to follow."""
+    lead = leader_id(d) if lead is None else lead
+    return lead == d.agent_id or not any(t.id == lead for t in team_alive(d))
+
+
+def shared_site(
+    d: ObsData, reach: int = 5, lead: int | None = None, max_required: int = N_AGENTS
+) -> CoordSite | None:
+    """The team's one coordination target: the leader picks, the followers go where it stands.
+
+    The leader takes :func:`team_site` (with ``helpers``: sync sites it can only help at count,
+    judged by what they pay it). A follower takes only the site the leader stands next to, whether
+    or not it pays the follower anything new (the team's score counts an achievement once, when
+    any agent gets it): the leader announces its choice by walking there, which every follower
+    sees, since the observation gives teammates' coordinates. ``None`` when the leader is not at a
+    site yet. ``lead`` as in :func:`leader_position`; ``max_required`` caps the leader's sync sites.
+    """
+    if _leads(d, lead):
+        return team_site(d, reach, max_required=max_required, helpers=True)
+    pos = leader_position(d, lead)
+    cands = [
+        s
+        for s in _eligible_sites(d, ("sync", "handover"), N_AGENTS, new_only=False, helpers=True)
+        if distance(pos, (s.x, s.y)) == 1
+    ]
+    return min(cands, key=lambda s: (s.y, s.x)) if cands else None
+
+
+def within_leash(d: ObsData, xy: Point, radius: int, lead: int | None = None) -> bool:
+    """Whether ``xy`` lies within ``radius`` (Manhattan) of the leader (always, for the leader)."""
+    return _leads(d, lead) or distance(leader_position(d, lead), xy) <= radius
+
+
+def nearest_on_leash(
+    d: ObsData,
+    names: str | list[str] | tuple[str, ...],
+    radius: int,
+    solo: bool = True,
+    lead: int | None = None,
+) -> Point | None:
+    """The closest tile of ``names`` (visible, then remembered) that lies within ``radius`` of the
+    leader: where a follower can gather without leaving the team. The leader gets :func:`nearest`."""
+    if _leads(d, lead):
+        return nearest(d, names, solo=solo)
+    wanted = {names} if isinstance(names, str) else set(names)
+    pos = leader_position(d, lead)
+    tiles = [(b.x, b.y) for b in d.blocks if b.name in wanted]
+    if d.memory is not None:
+        tiles += d.memory.nearest_k(tuple(wanted), pos[0], pos[1], 16)
+    tiles = sorted(
+        {p for p in tiles if distance(pos, p) <= radius}, key=lambda p: (distance(d.position, p), p[1], p[0])
     )
+    for p in tiles:
+        if _approachable(d, p) and not (solo and _coordination_tile(d, p)):
+            return p
+    return None
+
+
+def cohesion_step(d: ObsData, radius: int = 6, lead: int | None = None) -> int | None:
+    """A follower farther than ``radius`` from the leader walks toward it; ``None`` otherwise.
+
+    Keeps the team within about one view (9x11 tiles) of the leader by day, so a coordination site
+    the leader sees is in every follower's view too (:func:`team_site`). ``None`` for the leader,
+    without a living leader, or when no step toward it is known. ``lead`` as in :func:`leader_position`.
+    A leash of 6-9 tiles cost the library exploration and food on Hard tuning seeds (docs/alem.md
+    "One choice for the team").
+    """
+    if _leads(d, lead):
+        return None
+    pos = leader_position(d, lead)
+    if distance(d.position, pos) <= radius:
+        return None
+    return path_to(d, pos)
 
 
 def site_rewards_for(d: ObsData, site: CoordSite) -> list[str]:
