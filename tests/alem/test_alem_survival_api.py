@@ -333,6 +333,11 @@ def test_ring_room_others_wait_in_their_pocket():
     assert api.ring_room_step(_obs(_at(_WALLED, (3, 3)), role="forager", **at_c2), (3, 5)) == LEFT
     assert api.ring_room_step(_obs(_at(_WALLED, (3, 3)), role="warrior", **at_c2), (3, 5)) == RIGHT
     assert api.ring_room_step(_obs(_at(_WALLED, (2, 3)), role="forager", **at_c2), (3, 5)) == NOOP
+    # A wall still missing, or the miner away from the door: no waiting in an open room.
+    half = _without(_WALLED, (4, 4))
+    assert api.ring_room_step(_obs(_at(half, (3, 6)), role="forager", teammates=miner, step=130), (3, 5)) is None
+    away = [Teammate(2, "miner", 10, 6, 7, 0, 7, 9.0)]
+    assert api.ring_room_step(_obs(_at(_WALLED, (3, 6)), role="forager", teammates=away, step=130), (3, 5)) is None
     # No living miner to seal it, or sealed without this agent: its own shelter instead.
     assert api.ring_room_step(_obs(_at(_WALLED, (3, 6)), role="forager", step=130), (3, 5)) is None
     assert api.ring_room_step(_obs(_at(_WALLED, (3, 6)), role="forager", teammates=miner, step=185), (3, 5)) is None

@@ -518,10 +518,12 @@ def ring_room_step(
 
     The miner places stone on the ring's free tiles, then waits outside the door until every living
     teammate stands in a pocket (or the day reaches ``seal_by``), walks in to ``c2``, steps back onto
-    ``c1`` (facing the door) and seals it. The others walk to their pocket (forager: the first) and
-    wait there. Walled in: sleep until rested, then wait. ``None`` when there is no room for this
-    agent (no living miner, no site known, or the miner holds too little stone for the ring and
-    the door): fall back to :func:`bunker_step`.
+    ``c1`` (facing the door) and seals it; short of stone, it mines some near the room first. The
+    others walk to their pocket (forager: the first) once the walls are up and the miner is by the
+    door, and wait there. Walled in: sleep until rested, then wait. ``None`` when there is no room
+    for this agent tonight (no living miner, no site known, the walls not up or the miner away, the
+    day past ``seal_by``, or the miner short of stone with none near): fall back to
+    :func:`bunker_step`.
     """
     if _sealed(d, 4):
         return SLEEP if d.energy < d.max_energy else NOOP
@@ -537,6 +539,10 @@ def ring_room_step(
         slot = (pa, pb)[TEAM_ROOM_SLOTS.get(d.role, 1)]
         if any((t.x, t.y) == slot for t in mates):
             slot = pb if slot == pa else pa
+        miner = next(t for t in mates if t.role == "miner")
+        walls_up = not any(walkable(d, r, unknown=False) for r in ring)
+        if not walls_up or distance((miner.x, miner.y), door) > 3:
+            return None  # the room is not ready, or its miner is away: no waiting in the open
         if me in (pa, pb):
             return NOOP
         if time_of_day(d) >= seal_by + 10:
