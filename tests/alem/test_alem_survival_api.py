@@ -309,7 +309,9 @@ def test_ring_room_miner_walls_in_waits_for_the_team_then_seals():
     poor = dict(role="miner", inventory=_inv(pickaxe=1, stone=1))
     assert api.ring_room_step(_obs(_at(half, (3, 6)), teammates=outside, **poor), (3, 5)) is None
     # Walls up, the team still outside before seal_by: wait off the doorway.
-    assert api.ring_room_step(_obs(_at(_WALLED, (3, 6)), step=100, teammates=outside, **miner), (3, 5)) == NOOP
+    assert (
+        api.ring_room_step(_obs(_at(_WALLED, (3, 6)), step=100, teammates=outside, **miner), (3, 5)) == NOOP
+    )
     # Everyone in a pocket: walk in to c2, step back onto c1 (facing the door), seal it.
     assert api.ring_room_step(_obs(_at(_WALLED, (3, 6)), step=100, teammates=inside, **miner), (3, 5)) == UP
     at_c1 = _obs(_at(_WALLED, (3, 4)), step=100, teammates=inside, facing="north", facing_xy=(3, 3), **miner)
@@ -335,12 +337,20 @@ def test_ring_room_others_wait_in_their_pocket():
     assert api.ring_room_step(_obs(_at(_WALLED, (2, 3)), role="forager", **at_c2), (3, 5)) == NOOP
     # A wall still missing, or the miner away from the door: no waiting in an open room.
     half = _without(_WALLED, (4, 4))
-    assert api.ring_room_step(_obs(_at(half, (3, 6)), role="forager", teammates=miner, step=130), (3, 5)) is None
+    assert (
+        api.ring_room_step(_obs(_at(half, (3, 6)), role="forager", teammates=miner, step=130), (3, 5)) is None
+    )
     away = [Teammate(2, "miner", 10, 6, 7, 0, 7, 9.0)]
-    assert api.ring_room_step(_obs(_at(_WALLED, (3, 6)), role="forager", teammates=away, step=130), (3, 5)) is None
+    assert (
+        api.ring_room_step(_obs(_at(_WALLED, (3, 6)), role="forager", teammates=away, step=130), (3, 5))
+        is None
+    )
     # No living miner to seal it, or sealed without this agent: its own shelter instead.
     assert api.ring_room_step(_obs(_at(_WALLED, (3, 6)), role="forager", step=130), (3, 5)) is None
-    assert api.ring_room_step(_obs(_at(_WALLED, (3, 6)), role="forager", teammates=miner, step=185), (3, 5)) is None
+    assert (
+        api.ring_room_step(_obs(_at(_WALLED, (3, 6)), role="forager", teammates=miner, step=185), (3, 5))
+        is None
+    )
 
 
 def test_nearest_skips_avoided_tiles():

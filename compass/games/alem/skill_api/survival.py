@@ -464,7 +464,13 @@ def ring_room(d: ObsData, anchor: Point | None = None, radius: int = 8) -> RingR
     for _, vx, vy in STEP_DIRS:
         px, py = vy, vx  # perpendicular
         room = [(-vx, -vy), (0, 0), (vx, vy), (vx + px, vy + py), (vx - px, vy - py)]
-        ring = [(px, py), (-px, -py), (2 * vx, 2 * vy), (vx + 2 * px, vy + 2 * py), (vx - 2 * px, vy - 2 * py)]
+        ring = [
+            (px, py),
+            (-px, -py),
+            (2 * vx, 2 * vy),
+            (vx + 2 * px, vy + 2 * py),
+            (vx - 2 * px, vy - 2 * py),
+        ]
         ring += [(2 * vx + px, 2 * vy + py), (2 * vx - px, 2 * vy - py)]
         ok = near_base.copy()
         for dx, dy in room:
