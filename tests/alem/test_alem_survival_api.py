@@ -250,3 +250,110 @@ def test_team_bunker_others_walk_into_their_pocket_once_the_miner_waits_at_the_b
         api.team_bunker_step(_obs(dug, role="forager", teammates=[Teammate(2, "miner", 6, 5, 3, 1, 4, 9.0)]))
         is None
     )
+
+
+# A walled room by the base (ring_room): door (3, 5), c1 (3, 4), c2 (3, 3), pockets (2, 3) and
+# (4, 3); its seven ring tiles are stone here, so only the door is left to seal.
+_WALLED = [".......", ".......", "..###..", ".#...#.", "..#.#..", ".......", "......."]
+_ROOM = ((3, 5), (3, 4), (3, 3), (2, 3), (4, 3))
+_RING = {(2, 4), (4, 4), (3, 2), (1, 3), (5, 3), (2, 2), (4, 2)}
+
+
+def _at(grid: list[str], xy: tuple[int, int]) -> list[str]:
+    rows = [list(r) for r in grid]
+    rows[xy[1]][xy[0]] = "@"
+    return ["".join(r) for r in rows]
+
+
+def _without(grid: list[str], xy: tuple[int, int]) -> list[str]:
+    rows = [list(r) for r in grid]
+    rows[xy[1]][xy[0]] = "."
+    return ["".join(r) for r in rows]
+
+
+def test_ring_room_prefers_the_site_needing_fewest_stones():
+    d = _obs(_at(_WALLED, (3, 6)), role="miner")
+    room = api.ring_room(d, (3, 5))
+    assert room[:5] == _ROOM and set(room[5]) == _RING
+    assert api.ring_room_stones(d, (3, 5)) == 1  # the door only
+    # One wall missing: the same half-built room still wins over open ground, and needs 2 stones.
+    half = _without(_WALLED, (4, 4))
+    assert api.ring_room(_obs(_at(half, (3, 6))), (3, 5))[:5] == _ROOM
+    assert api.ring_room_stones(_obs(_at(half, (3, 6))), (3, 5)) == 2
+    # On open ground any site needs its seven walls and the door (the map's edge is a wall too).
+    assert api.ring_room_stones(_obs(_at(["." * 20] * 20, (10, 10))), (10, 10)) == 8
+    assert api.ring_room(_obs(["~~~", "~@~", "~~~"]), (1, 1)) is None  # no free ground for a room
+
+
+def test_place_at_faces_a_free_tile_by_stepping_toward_it():
+    grass = ["....."] * 5
+    target = (2, 0)
+    assert api.place_at(_obs(_at(grass, (2, 2))), target) == UP  # from two tiles away: step in
+    facing = _obs(_at(grass, (2, 1)), facing="north", facing_xy=(2, 0))
+    assert api.place_at(facing, target) == STONE
+    # Beside it but facing away: step back out, to come back facing it.
+    assert api.place_at(_obs(_at(grass, (2, 1)), facing="south", facing_xy=(2, 2)), target) == DOWN
+    assert api.place_at(_obs(_at(grass, (2, 2))), (2, 4)) == DOWN
+    assert api.place_at(_obs(_at(["..#..", ".....", "....."], (2, 2))), (2, 0)) is None  # not free
+
+
+def test_ring_room_miner_walls_in_waits_for_the_team_then_seals():
+    miner = dict(role="miner", inventory=_inv(pickaxe=1, stone=3))
+    outside = [Teammate(1, "forager", 0, 6, -3, 0, 3, 9.0), Teammate(2, "warrior", 6, 6, 3, 0, 3, 9.0)]
+    inside = [Teammate(1, "forager", 2, 3, -1, -3, 4, 9.0), Teammate(2, "warrior", 4, 3, 1, -3, 4, 9.0)]
+    # A wall left to place, the miner facing it from the room: place stone.
+    half = _without(_WALLED, (4, 4))
+    facing_wall = _obs(_at(half, (3, 4)), facing="east", facing_xy=(4, 4), teammates=outside, **miner)
+    assert api.ring_room_step(facing_wall, (3, 5)) == STONE
+    # Too little stone for the wall and the door, and none known to mine: no room tonight.
+    poor = dict(role="miner", inventory=_inv(pickaxe=1, stone=1))
+    assert api.ring_room_step(_obs(_at(half, (3, 6)), teammates=outside, **poor), (3, 5)) is None
+    # Walls up, the team still outside before seal_by: wait off the doorway.
+    assert (
+        api.ring_room_step(_obs(_at(_WALLED, (3, 6)), step=100, teammates=outside, **miner), (3, 5)) == NOOP
+    )
+    # Everyone in a pocket: walk in to c2, step back onto c1 (facing the door), seal it.
+    assert api.ring_room_step(_obs(_at(_WALLED, (3, 6)), step=100, teammates=inside, **miner), (3, 5)) == UP
+    at_c1 = _obs(_at(_WALLED, (3, 4)), step=100, teammates=inside, facing="north", facing_xy=(3, 3), **miner)
+    assert api.ring_room_step(at_c1, (3, 5)) == UP
+    assert api.ring_room_step(_obs(_at(_WALLED, (3, 3)), step=100, teammates=inside, **miner), (3, 5)) == DOWN
+    back = _obs(_at(_WALLED, (3, 4)), step=100, teammates=inside, facing="south", facing_xy=(3, 5), **miner)
+    assert api.ring_room_step(back, (3, 5)) == STONE
+    # ... and seals anyway at seal_by, so a laggard does not keep the room open all night.
+    late = _obs(_at(_WALLED, (3, 4)), step=170, teammates=outside, facing="south", facing_xy=(3, 5), **miner)
+    assert api.ring_room_step(late, (3, 5)) == STONE
+    sealed = [r if i != 5 else "...#..." for i, r in enumerate(_at(_WALLED, (3, 4)))]
+    tired = {"health": 9, "food": 9, "drink": 9, "energy": 3}
+    assert api.ring_room_step(_obs(sealed, teammates=inside, status=tired, **miner), (3, 5)) == SLEEP
+
+
+def test_ring_room_others_wait_in_their_pocket():
+    miner = [Teammate(2, "miner", 3, 6, 0, 3, 3, 9.0)]
+    forager = _obs(_at(_WALLED, (3, 5)), role="forager", teammates=miner, step=130)
+    assert api.ring_room_step(forager, (3, 5)) == UP  # through the door toward the west pocket
+    at_c2 = dict(teammates=miner, step=130)
+    assert api.ring_room_step(_obs(_at(_WALLED, (3, 3)), role="forager", **at_c2), (3, 5)) == LEFT
+    assert api.ring_room_step(_obs(_at(_WALLED, (3, 3)), role="warrior", **at_c2), (3, 5)) == RIGHT
+    assert api.ring_room_step(_obs(_at(_WALLED, (2, 3)), role="forager", **at_c2), (3, 5)) == NOOP
+    # A wall still missing, or the miner away from the door: no waiting in an open room.
+    half = _without(_WALLED, (4, 4))
+    assert (
+        api.ring_room_step(_obs(_at(half, (3, 6)), role="forager", teammates=miner, step=130), (3, 5)) is None
+    )
+    away = [Teammate(2, "miner", 10, 6, 7, 0, 7, 9.0)]
+    assert (
+        api.ring_room_step(_obs(_at(_WALLED, (3, 6)), role="forager", teammates=away, step=130), (3, 5))
+        is None
+    )
+    # No living miner to seal it, or sealed without this agent: its own shelter instead.
+    assert api.ring_room_step(_obs(_at(_WALLED, (3, 6)), role="forager", step=130), (3, 5)) is None
+    assert (
+        api.ring_room_step(_obs(_at(_WALLED, (3, 6)), role="forager", teammates=miner, step=185), (3, 5))
+        is None
+    )
+
+
+def test_nearest_skips_avoided_tiles():
+    d = _obs(["..#.#", "@...."])
+    assert api.nearest(d, "stone") == (2, 0)
+    assert api.nearest(d, "stone", avoid={(2, 0)}) == (4, 0)

@@ -114,7 +114,11 @@ def walkable(d: ObsData, xy: Point, unknown: bool = True) -> bool:
 
 
 def nearest(
-    d: ObsData, names: str | list[str] | tuple[str, ...], remembered: bool = True, solo: bool = False
+    d: ObsData,
+    names: str | list[str] | tuple[str, ...],
+    remembered: bool = True,
+    solo: bool = False,
+    avoid: set[Point] | frozenset[Point] = frozenset(),
 ) -> Point | None:
     """Closest reachable tile of the given block name(s): visible first, else from memory (``remembered``).
 
@@ -122,15 +126,18 @@ def nearest(
     (or unseen), so the agent can stand next to it; walkable targets (ladders, ground) always count.
     With ``solo``, tiles that carry a coordination requirement are skipped: a hard one never yields
     to one agent and a soft one rarely does on Hard, so a lone gatherer would hit it forever.
+    Tiles in ``avoid`` are skipped (e.g. the team room's walls, so nobody mines them for stone).
     """
     wanted = {names} if isinstance(names, str) else set(names)
     seen = sorted((b for b in d.blocks if b.name in wanted), key=lambda b: (b.dist, b.y, b.x))
     for b in seen:
+        if (b.x, b.y) in avoid:
+            continue
         if _approachable(d, (b.x, b.y)) and not (solo and _coordination_tile(d, (b.x, b.y))):
             return (b.x, b.y)
     if remembered and d.memory is not None:
         for p in d.memory.nearest_k(tuple(wanted), d.x, d.y, 12):
-            if _approachable(d, p) and not (solo and _coordination_tile(d, p)):
+            if p not in avoid and _approachable(d, p) and not (solo and _coordination_tile(d, p)):
                 return p
     return None
 

@@ -421,3 +421,180 @@ def standing_on(d: ObsData, item: str) -> bool:
     ids = [k for k, n in ITEM_NAMES.items() if n == item]
     x, y = d.position
     return bool(ids) and int(d.memory.items[d.level, y, x]) in ids
+
+
+# A room built where the team is, for three: the miner walls in four free tiles by the base with
+# stone (only it places stone reliably on Hard), ``door``, ``c1``, ``c2`` in a line and a pocket
+# either side of ``c2``. The others wait in the pockets; the miner walks in to ``c2``, steps back
+# onto ``c1`` (now facing the door) and seals it. Unlike :func:`team_room` it needs no stone mass:
+# any ground by the base will do, the tiles already solid (trees, water, the table, the furnace,
+# last night's stones) are walls it does not have to place.
+RingRoom = tuple[Point, Point, Point, Point, Point, tuple[Point, ...]]
+
+
+def ring_room(d: ObsData, anchor: Point | None = None, radius: int = 8) -> RingRoom | None:
+    """Where to wall in the team: ``(door, c1, c2, pocket_a, pocket_b, ring)``.
+
+    ``door``, ``c1``, ``c2`` run in a line, the pockets sit either side of ``c2``; all five are known
+    free ground (no coordination tile) within ``radius`` of ``anchor`` (default :func:`base_anchor`),
+    and ``ring`` is the seven tiles around the four room tiles (the door aside), each either solid or
+    free ground to place stone on. The site needing the fewest stones wins (ties: nearest the
+    anchor), so a half-built room stays the choice. ``None`` when no site is known.
+    """
+    mem = d.memory
+    if mem is None:
+        return None
+    import numpy as np
+
+    here = anchor if anchor is not None else base_anchor(d)
+    blocks = mem.blocks[mem.level]
+    h, w = blocks.shape
+    pad = 3
+    known = blocks >= 0
+    ground = np.pad(known & np.isin(blocks, list(WALKABLE_IDS)) & (mem.coord[mem.level] == 0), pad)
+    solid = np.pad(known & ~np.isin(blocks, list(WALKABLE_IDS)), pad, constant_values=True)
+    wall_ok = ground | solid
+
+    def at(mask, dx, dy):  # [y, x] reads the tile at (x + dx, y + dy); (x, y) is c1
+        return mask[pad + dy : pad + dy + h, pad + dx : pad + dx + w]
+
+    ys, xs = np.mgrid[0:h, 0:w]
+    near_base = (np.abs(xs - here[0]) + np.abs(ys - here[1])) <= radius
+    best = None
+    for _, vx, vy in STEP_DIRS:
+        px, py = vy, vx  # perpendicular
+        room = [(-vx, -vy), (0, 0), (vx, vy), (vx + px, vy + py), (vx - px, vy - py)]
+        ring = [
+            (px, py),
+            (-px, -py),
+            (2 * vx, 2 * vy),
+            (vx + 2 * px, vy + 2 * py),
+            (vx - 2 * px, vy - 2 * py),
+        ]
+        ring += [(2 * vx + px, 2 * vy + py), (2 * vx - px, 2 * vy - py)]
+        ok = near_base.copy()
+        for dx, dy in room:
+            ok &= at(ground, dx, dy)
+        for dx, dy in ring:
+            ok &= at(wall_ok, dx, dy)
+        rows, cols = np.nonzero(ok)
+        if len(rows) == 0:
+            continue
+        stones = sum(at(ground, dx, dy)[rows, cols].astype(int) for dx, dy in ring)
+        cost = 100 * stones + np.abs(cols - here[0]) + np.abs(rows - here[1])
+        k = int(np.argmin(cost))
+        if best is None or cost[k] < best[0]:
+            c1 = (int(cols[k]), int(rows[k]))
+            tiles = tuple((c1[0] + dx, c1[1] + dy) for dx, dy in room)
+            best = (int(cost[k]), tiles + (tuple((c1[0] + dx, c1[1] + dy) for dx, dy in ring),))
+    return best[1] if best else None  # type: ignore[return-value]
+
+
+def place_at(d: ObsData, target: Point, block: str = "stone") -> int | None:
+    """Next action toward placing ``block`` on the free tile ``target``: Place when facing it, else
+    walk to a tile two steps from it in a line and step toward it (alem turns an agent only by
+    moving, so a free tile is faced by stepping toward it from beyond). ``None`` when no approach
+    is known or ``target`` is occupied."""
+    occupied = _occupied(d)
+    if tuple(target) in occupied or not walkable(d, target, unknown=False):
+        return None
+    if facing(d, target):
+        return PLACE_ACTIONS[block]
+    options = []
+    for _, dx, dy in STEP_DIRS:
+        s, s2 = (target[0] + dx, target[1] + dy), (target[0] + 2 * dx, target[1] + 2 * dy)
+        free = [p == d.position or (p not in occupied and walkable(d, p, unknown=False)) for p in (s, s2)]
+        if all(free):
+            options.append((distance(d.position, s2), s, s2))
+    if not options:
+        return None
+    for _, s, s2 in options:
+        if d.position == s2:
+            return move(direction_to(s2, s))
+        if d.position == s:
+            return move(direction_to(s, s2))  # step out, then back in facing the target
+    _, s, s2 = min(options)
+    return path_to(d, s2, adjacent=False)
+
+
+def ring_room_step(
+    d: ObsData, anchor: Point | None = None, seal_by: int = 170, radius: int = 8, room: RingRoom | None = None
+) -> int | None:
+    """Next action toward spending the night walled in with the team in :func:`ring_room`.
+
+    The miner places stone on the ring's free tiles, then waits outside the door until every living
+    teammate stands in a pocket (or the day reaches ``seal_by``), walks in to ``c2``, steps back onto
+    ``c1`` (facing the door) and seals it; short of stone, it mines some near the room first. The
+    others walk to their pocket (forager: the first) once the walls are up and the miner is by the
+    door, and wait there. Walled in: sleep until rested, then wait. ``None`` when there is no room
+    for this agent tonight (no living miner, no site known, the walls not up or the miner away, the
+    day past ``seal_by``, or the miner short of stone with none near): fall back to
+    :func:`bunker_step`.
+    """
+    if _sealed(d, 4):
+        return SLEEP if d.energy < d.max_energy else NOOP
+    mates = team_alive(d)
+    if d.role != "miner" and not any(t.role == "miner" for t in mates):
+        return None
+    room = room if room is not None else ring_room(d, anchor, radius)
+    if room is None:
+        return None
+    door, c1, c2, pa, pb, ring = room
+    me = d.position
+    if d.role != "miner":
+        slot = (pa, pb)[TEAM_ROOM_SLOTS.get(d.role, 1)]
+        if any((t.x, t.y) == slot for t in mates):
+            slot = pb if slot == pa else pa
+        miner = next(t for t in mates if t.role == "miner")
+        walls_up = not any(walkable(d, r, unknown=False) for r in ring)
+        if not walls_up or distance((miner.x, miner.y), door) > 3:
+            return None  # the room is not ready, or its miner is away: no waiting in the open
+        if me in (pa, pb):
+            return NOOP
+        if time_of_day(d) >= seal_by + 10:
+            return None  # sealed without this agent (or never built): its own shelter instead
+        return path_to(d, slot, adjacent=False) or NOOP
+    todo = [r for r in ring if walkable(d, r, unknown=False)]
+    if d.inventory.get("stone", 0) < len(todo) + 1:
+        # Short of stone: mine some near the room while there is time, else a tunnel of its own.
+        walls = set(ring) | {door}
+        spot = nearest(d, "stone", solo=True, avoid=walls) if d.inventory.get("pickaxe", 0) >= 1 else None
+        if spot is not None and distance(spot, door) <= 12 and time_of_day(d) < seal_by:
+            return act_on(d, spot)
+        return None
+    for r in todo:  # one already faced first: no walking
+        if facing(d, r) and r not in _occupied(d):
+            return PLACE_ACTIONS["stone"]
+    for r in sorted(todo, key=lambda r: distance(me, r)):
+        step = place_at(d, r)
+        if step is not None:
+            return step
+    if todo:
+        return NOOP  # every approach is blocked for now (a creature, a teammate)
+    inside = {(t.x, t.y) for t in mates} <= {pa, pb}
+    ready = inside or time_of_day(d) >= seal_by
+    if me == c1 and facing(d, door):
+        return PLACE_ACTIONS["stone"] if ready and not _occupied_by(d, door) else NOOP
+    if me == c2:
+        return move(direction_to(c2, c1)) if not _occupied_by(d, c1) else NOOP
+    if me == c1:
+        return move(direction_to(c1, c2)) if not _occupied_by(d, c2) else NOOP
+    if not ready:
+        # Wait by the door, off the way in.
+        if me == door or distance(me, door) > 2:
+            return path_to(d, (2 * door[0] - c1[0], 2 * door[1] - c1[1]), adjacent=False) or NOOP
+        return NOOP
+    if me == door:
+        return move(direction_to(door, c1)) if not _occupied_by(d, c1) else NOOP
+    return path_to(d, door, adjacent=False) or NOOP
+
+
+def ring_room_stones(
+    d: ObsData, anchor: Point | None = None, room: RingRoom | None = None, radius: int = 8
+) -> int:
+    """Stone the miner needs for tonight's :func:`ring_room` (or ``room``): its ring's free tiles
+    plus the door (0 when no site is known). A miner holding fewer should mine stone before dusk."""
+    room = room if room is not None else ring_room(d, anchor, radius)
+    if room is None:
+        return 0
+    return 1 + sum(walkable(d, r, unknown=False) for r in room[5])
