@@ -34,6 +34,7 @@ from compass.games.alem.names import (
     action_name,
 )
 from compass.games.alem.obs import AlemMemory, CoordSite, Handover, Mob, ObsData, Seen, Teammate
+from compass.util.grids import pad2d
 
 HALF_R, HALF_C = VIEW_ROWS // 2, VIEW_COLS // 2
 PAD = max(VIEW_ROWS, VIEW_COLS) + 2  # the harness's padding (MAX_OBS_DIM + 2)
@@ -94,19 +95,12 @@ def level_view(s: Any) -> LevelView:
         li,
         co,
         so,
-        _pad(m, OUT_OF_BOUNDS),
-        _pad(it, 0),
-        _pad(li, 0.0),
-        _pad(co, 0),
-        _pad(so, False),
+        pad2d(m, PAD, OUT_OF_BOUNDS),
+        pad2d(it, PAD, 0),
+        pad2d(li, PAD, 0.0),
+        pad2d(co, PAD, 0),
+        pad2d(so, PAD, False),
     )
-
-
-def _pad(a: np.ndarray, value: Any) -> np.ndarray:
-    """``np.pad(a, PAD, constant_values=value)`` for a 2-D array, without np.pad's ~25 us of setup."""
-    out = np.full((a.shape[0] + 2 * PAD, a.shape[1] + 2 * PAD), value, dtype=a.dtype)
-    out[PAD:-PAD, PAD:-PAD] = a
-    return out
 
 
 def _window(padded: np.ndarray, row: int, col: int) -> np.ndarray:

@@ -32,6 +32,7 @@ from compass.games.alem.skill_api.knowledge import (
     teammate_ahead,
     walkable,
 )
+from compass.util.grids import pad2d
 
 
 def _bfs(d: ObsData, goals: set[Point], avoid: set[Point], limit: int) -> int | None:
@@ -163,7 +164,7 @@ def explore(d: ObsData, rng: random.Random | None = None, near: str | None = Non
             fx, fy = d.facing_xy[0] - d.x, d.facing_xy[1] - d.y
             score = dist - 2 * ((cols - d.x) * fx + (rows - d.y) * fy > 0)
             if near in BLOCK_NAMES:
-                pad = np.pad(blocks == BLOCK_NAMES.index(near), 1)
+                pad = pad2d(blocks == BLOCK_NAMES.index(near), 1)
                 touch = pad[:-2, 1:-1] | pad[2:, 1:-1] | pad[1:-1, :-2] | pad[1:-1, 2:]
                 score = score - 12 * touch[rows, cols]
             k = int(np.argmin(score))
