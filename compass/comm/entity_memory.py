@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from compass.comm.graph import Adjacency, Delivery, flood, link_graph
 from compass.core.types import AgentView, Entity, OwnUnit, new_entity
@@ -21,9 +22,12 @@ from compass.core.types import AgentView, Entity, OwnUnit, new_entity
 EntityKey = tuple[str, int]  # (team, id): ids are global per team, so reports agree across agents
 
 
-@dataclass(frozen=True, slots=True)
-class Record:
-    """One agent's belief about one entity: the report it kept and where that came from."""
+class Record(NamedTuple):
+    """One agent's belief about one entity: the report it kept and where that came from.
+
+    A named tuple, not a frozen dataclass: one is built per agent and entity every step, and the
+    dataclass's ``__init__`` cost several times as much.
+    """
 
     entity: Entity  # as the source saw it; absolute x/y are valid at ``seen_step``
     source: int  # agent that saw it directly
@@ -45,18 +49,19 @@ def entity_key(entity: Entity) -> EntityKey:
 
 def self_entity(agent_id: int, own: OwnUnit, shield: float = 0.0) -> Entity:
     """The agent's own unit as an ally entity, so allies learn where it is (self-report)."""
-    return Entity(
-        id=agent_id,
-        team="ally",
-        unit_type=own.unit_type,
-        x=own.x,
-        y=own.y,
-        rel_x=0.0,
-        rel_y=0.0,
-        distance=0.0,
-        health=own.health,
-        shield=shield,
-        last_action=own.last_action,
+    return new_entity(
+        agent_id,
+        "ally",
+        own.unit_type,
+        own.x,
+        own.y,
+        0.0,
+        0.0,
+        0.0,
+        own.health,
+        shield,
+        False,
+        own.last_action,
     )
 
 
