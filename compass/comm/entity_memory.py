@@ -101,7 +101,8 @@ def relay_entity(record: Record, own: OwnUnit, step: int) -> Entity:
 
     Same arithmetic as :meth:`Entity.relative_to`, in one constructor call: ``relative_to``
     plus a ``replace`` cost ~11 µs per entity (scalar ``np.hypot`` and two dataclass copies),
-    this ~1 µs (:func:`~compass.core.types.new_entity`), and it runs for every relayed entity of every agent every step.
+    this ~1 µs (:func:`~compass.core.types.new_entity`), and it runs for every relayed entity of
+    every agent every step.
     """
     e = record.entity
     dx = (e.x - own.x) / own.sight_range
