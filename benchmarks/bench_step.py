@@ -2,6 +2,7 @@
 
 Run (~3 min on 2 cores): ``python benchmarks/bench_step.py``
 Only one game:           ``--parts smax`` or ``--parts alem``
+A trial run:             ``--out /tmp/x.json`` (written there, never under benchmarks/results)
 
 Every step of the loop below is what ``compass run --planner library`` does per env step
 (:mod:`compass.episode.runner`'s hot loop, minus tracing): the multi-hop comm exchange and relays, every
@@ -12,7 +13,9 @@ same step, the same statistic (median over steps) for:
 * raw: the game's own jitted step alone, blocked until done, on the state compass is at
   (SMAX: the heuristic-enemy wrapper's ``step_env``; ALEM: ``alem_step``). Its result is thrown
   away; the compass step then advances the episode.
-* compass: comm + the in-process skill batch + ``env.step``. Overhead = compass - raw.
+* compass: comm + the in-process skill batch + ``env.step``. Overhead = compass - raw. Both are
+  also timed in this process's CPU time (``*_cpu_ms``, ``overhead_over_raw_cpu``; JAX's threads
+  count), which a loaded machine inflates less than wall time.
 * the step's skill batch through the isolated executor (worker process, the default) and the
   in-process one, on the same views, in alternating order (the env takes the in-process
   answers): isolated / in-process, as wall time and as CPU time (this process plus the worker,
@@ -27,6 +30,7 @@ steps are timed. The machine's load average is recorded before and after.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -61,6 +65,7 @@ def _loop(env: Any, family: str, skill_name: str, raw_step, steps: int, seed: in
     iso = IsolatedExecutor(api, seed=seed)
     iso.pids()  # waits until the worker is up
     raw, compass, t_inproc, t_iso = [], [], [], []
+    raw_cpu, compass_cpu = [], []  # this process's CPU seconds (JAX's threads included) per step
     cpu_inproc = cpu_iso = 0.0  # this process's CPU seconds in each executor's run_batch
     worker_cpu0 = _worker_cpu(iso.pids())
     done, first_seed = 0, seed
@@ -70,11 +75,13 @@ def _loop(env: Any, family: str, skill_name: str, raw_step, steps: int, seed: in
         inproc.reset(seed)
         iso.reset(seed)
         for t in range(env.max_steps):
+            c0 = time.process_time()
             raw.append(raw_step())
-            t0 = time.perf_counter()
+            raw_cpu.append(time.process_time() - c0)
+            c0, t0 = time.process_time(), time.perf_counter()
             perceived = _perceived(comm, t, views)
             batch = [(skill, v) for v in perceived if v.alive]
-            t_comm = time.perf_counter() - t0
+            t_comm, c_comm = time.perf_counter() - t0, time.process_time() - c0
             # The batch through both executors, order alternating; the env takes the in-process
             # answers (the isolated worker's namespaces and random stream are its own).
             for ex in (inproc, iso) if t % 2 else (iso, inproc):
@@ -82,16 +89,17 @@ def _loop(env: Any, family: str, skill_name: str, raw_step, steps: int, seed: in
                 out = ex.run_batch(batch)
                 dt, dc = time.perf_counter() - t0, time.process_time() - c0
                 if ex is inproc:
-                    results, cpu_inproc = out, cpu_inproc + dc
+                    results, cpu_inproc, c_inproc = out, cpu_inproc + dc, dc
                     t_inproc.append(dt)
                 else:
                     cpu_iso += dc
                     t_iso.append(dt)
             answers = iter(results)
             actions = [next(answers).action if v.alive else 0 for v in perceived]
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             res = env.step(actions)
             compass.append(t_comm + t_inproc[-1] + time.perf_counter() - t0)
+            compass_cpu.append(c_comm + c_inproc + time.process_time() - c0)
             views = res.views
             done += 1
             if res.done or done >= steps:
@@ -108,6 +116,10 @@ def _loop(env: Any, family: str, skill_name: str, raw_step, steps: int, seed: in
         "compass_ms": c * 1e3,
         "overhead_ms": (c - r) * 1e3,
         "overhead_over_raw": (c - r) / r,
+        # the same in CPU time (medians): what a loaded machine inflates less than wall time
+        "raw_cpu_ms": med(raw_cpu) * 1e3,
+        "compass_cpu_ms": med(compass_cpu) * 1e3,
+        "overhead_over_raw_cpu": (med(compass_cpu) - med(raw_cpu)) / med(raw_cpu),
         "skills_inprocess_ms": i * 1e3,
         "skills_isolated_ms": s * 1e3,
         "isolated_over_inprocess": s / i,
@@ -176,6 +188,11 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0, help="first episode's seed")
     ap.add_argument("--notes", default="", help="stored with the results")
     ap.add_argument("--no-write", action="store_true", help="print only (trial runs on a dirty tree)")
+    ap.add_argument(
+        "--out",
+        type=Path,
+        help="write the results JSON here, not under benchmarks/results (trial runs; no provenance)",
+    )
     args = ap.parse_args()
     parts = [p for p in args.parts.split(",") if p]
     unknown = set(parts) - {"smax", "alem"}
@@ -192,15 +209,20 @@ def main() -> None:
     )
     print(
         f"{'game':18s} {'raw ms':>8s} {'compass ms':>10s} {'overhead/raw':>12s} "
-        f"{'skills in-proc':>14s} {'isolated':>9s} {'iso/in-proc':>11s} {'CPU iso/in-proc':>15s}"
+        f"{'skills in-proc':>14s} {'isolated':>9s} {'iso/in-proc':>11s} {'CPU iso/in-proc':>15s} {'CPU overhead/raw':>16s}"
     )
     for part in parts:
         r = results[part]
         print(
             f"{runs[part][0]:18s} {r['raw_ms']:8.3f} {r['compass_ms']:10.3f} {r['overhead_over_raw']:11.2f}x "
             f"{r['skills_inprocess_ms']:13.3f}  {r['skills_isolated_ms']:8.3f} {r['isolated_over_inprocess']:10.2f}x"
-            f" {r['isolated_over_inprocess_cpu']:14.2f}x"
+            f" {r['isolated_over_inprocess_cpu']:14.2f}x {r['overhead_over_raw_cpu']:15.2f}x"
         )
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(results, indent=1, default=str) + "\n")
+        return
     if args.no_write:
         return
     name = "bench_step" if parts == ["smax", "alem"] else "bench_step_" + "_".join(parts)

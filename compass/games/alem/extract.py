@@ -34,6 +34,7 @@ from compass.games.alem.names import (
     action_name,
 )
 from compass.games.alem.obs import AlemMemory, CoordSite, Handover, Mob, ObsData, Seen, Teammate
+from compass.util.grids import pad2d
 
 HALF_R, HALF_C = VIEW_ROWS // 2, VIEW_COLS // 2
 PAD = max(VIEW_ROWS, VIEW_COLS) + 2  # the harness's padding (MAX_OBS_DIM + 2)
@@ -41,6 +42,8 @@ OUT_OF_BOUNDS = 1
 CONSTRUCTION_BLOCKS = frozenset(
     {BLOCK_NAMES.index("construction_site"), BLOCK_NAMES.index("construction_in_progress")}
 )
+# By block code: the harness never lists these blocks in "You see:".
+_SKIP = np.array([name in SKIP_BLOCKS for name in BLOCK_NAMES])
 MOB_ID_BASE = {"passive": 100, "melee": 200, "ranged": 300}  # Entity ids: stable per mob slot
 _MOB_CLASSES = (
     ("melee", "melee_mobs", "melee_mob_coordination", "melee_mob_agents_required", MELEE_MOB_NAMES),
@@ -92,11 +95,11 @@ def level_view(s: Any) -> LevelView:
         li,
         co,
         so,
-        np.pad(m, PAD, constant_values=OUT_OF_BOUNDS),
-        np.pad(it, PAD, constant_values=0),
-        np.pad(li, PAD, constant_values=0.0),
-        np.pad(co, PAD, constant_values=0),
-        np.pad(so, PAD, constant_values=False),
+        pad2d(m, PAD, OUT_OF_BOUNDS),
+        pad2d(it, PAD, 0),
+        pad2d(li, PAD, 0.0),
+        pad2d(co, PAD, 0),
+        pad2d(so, PAD, False),
     )
 
 
@@ -137,29 +140,37 @@ def extract_obs(
             win_items[rr[inside], cc[inside]],
         )
 
+    # Every lit tile's codes as plain lists (one conversion each), the tiles ordered by
+    # (distance, y, x): the order the blocks list is sorted in (keys are unique per tile, a
+    # tile's block before its item, as a stable sort of block-then-item would leave them).
+    dxs, dys = map_c - col, map_r - row
+    dists = np.abs(dxs) + np.abs(dys)
+    codes, items, coords = win_map[rr, cc], win_items[rr, cc], win_coord[rr, cc]
+    order = np.lexsort((map_c, map_r, dists))
+    listed = (dists > 0) & (~_SKIP[codes] | (items != 0))  # a listed block or maybe an item
     blocks: list[Seen] = []
+    sel = order[listed[order]]
+    for x, y, dx, dy, dist, code, item in zip(
+        *(a[sel].tolist() for a in (map_c, map_r, dxs, dys, dists, codes, items)), strict=True
+    ):
+        name = BLOCK_NAMES[code]
+        if name not in SKIP_BLOCKS:
+            blocks.append(Seen(name, x, y, dx, dy, dist))
+        if item in ITEM_NAMES:
+            blocks.append(Seen(ITEM_NAMES[item], x, y, dx, dy, dist))
     sites: list[CoordSite] = []
-    for i, j, y, x in zip(rr.tolist(), cc.tolist(), map_r.tolist(), map_c.tolist(), strict=True):
-        dx, dy = x - col, y - row
-        dist = abs(dx) + abs(dy)
-        if dist:
-            name = BLOCK_NAMES[int(win_map[i, j])]
-            if name not in SKIP_BLOCKS:
-                blocks.append(Seen(name, x, y, dx, dy, dist))
-            item = int(win_items[i, j])
-            if item in ITEM_NAMES:
-                blocks.append(Seen(ITEM_NAMES[item], x, y, dx, dy, dist))
-        v = int(win_coord[i, j])
-        if v and 0 <= y < lv.map.shape[0] and 0 <= x < lv.map.shape[1]:
-            construction = int(win_map[i, j]) in CONSTRUCTION_BLOCKS
-            name = BLOCK_NAMES[int(win_map[i, j])]
+    for k in np.flatnonzero(coords).tolist():
+        y, x, v = int(map_r[k]), int(map_c[k]), int(coords[k])
+        if 0 <= y < lv.map.shape[0] and 0 <= x < lv.map.shape[1]:
+            dx, dy, dist = int(dxs[k]), int(dys[k]), int(dists[k])
+            code = int(codes[k])
+            construction = code in CONSTRUCTION_BLOCKS
+            name = BLOCK_NAMES[code]
             if v > 0:
-                sites.append(
-                    CoordSite(name, x, y, dx, dy, dist, "sync", v, bool(win_soft[i, j]), 0, construction)
-                )
+                soft = bool(win_soft[rr[k], cc[k]])
+                sites.append(CoordSite(name, x, y, dx, dy, dist, "sync", v, soft, 0, construction))
             else:
                 sites.append(CoordSite(name, x, y, dx, dy, dist, "handover", 0, False, -v, construction))
-    blocks.sort(key=lambda b: (b.dist, b.y, b.x))
     sites.sort(key=lambda c: (c.dist, c.y, c.x))
 
     mobs = _mobs(s, lv, row, col)

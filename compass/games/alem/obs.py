@@ -30,6 +30,7 @@ from compass.games.alem.names import (
     WALKABLE_IDS,
     action_index,
 )
+from compass.util.grids import isin_ids
 
 
 @dataclass(frozen=True)
@@ -166,7 +167,7 @@ class AlemMemory:
     def known(self, names: str | tuple[str, ...] | list[str]) -> list[tuple[int, int]]:
         """All remembered ``(x, y)`` tiles of the given block name(s) on the current level."""
         ids = [BLOCK_ID[n] for n in ([names] if isinstance(names, str) else names) if n in BLOCK_ID]
-        rows, cols = np.nonzero(np.isin(self.blocks[self.level], ids))
+        rows, cols = np.nonzero(isin_ids(self.blocks[self.level], ids))
         return [(int(c), int(r)) for r, c in zip(rows, cols, strict=True)]
 
     def nearest(self, names: str | tuple[str, ...] | list[str], x: int, y: int) -> tuple[int, int] | None:
@@ -174,9 +175,9 @@ class AlemMemory:
         names = [names] if isinstance(names, str) else list(names)
         ids = [BLOCK_ID[n] for n in names if n in BLOCK_ID]
         item_ids = [k for k, n in ITEM_NAMES.items() if n in names]
-        hits = np.isin(self.blocks[self.level], ids)
+        hits = isin_ids(self.blocks[self.level], ids)
         if item_ids:
-            hits |= np.isin(self.items[self.level], item_ids)
+            hits |= isin_ids(self.items[self.level], item_ids)
         rows, cols = np.nonzero(hits)
         if len(rows) == 0:
             return None
@@ -191,9 +192,9 @@ class AlemMemory:
         names = [names] if isinstance(names, str) else list(names)
         ids = [BLOCK_ID[n] for n in names if n in BLOCK_ID]
         item_ids = [i for i, n in ITEM_NAMES.items() if n in names]
-        hits = np.isin(self.blocks[self.level], ids)
+        hits = isin_ids(self.blocks[self.level], ids)
         if item_ids:
-            hits |= np.isin(self.items[self.level], item_ids)
+            hits |= isin_ids(self.items[self.level], item_ids)
         rows, cols = np.nonzero(hits)
         if len(rows) == 0:
             return []

@@ -24,7 +24,13 @@ from compass.games.combat.text import (
     STOP,
     render_combat_text,
 )
-from compass.games.combat.view import CombatObs, combat_agent_view, deaths_seen_by, entities_seen_by
+from compass.games.combat.view import (
+    CombatObs,
+    combat_agent_view,
+    deaths_seen_by,
+    entities_seen,
+    entities_seen_by,
+)
 from compass.util.jax_cache import enable_jax_cache, note_compile
 from compass.util.lanes import InLanes, Lanes, keep_ended
 from compass.util.quiet import import_quietly
@@ -498,26 +504,31 @@ class SmaxEnv(InLanes):
         """Entities agent ``i`` sees itself this step."""
         return entities_seen_by(self.snap, i, self.n_agents, self._observed, self._last_actions)
 
-    def _extra(self, i: int) -> dict:
-        deaths = deaths_seen_by(self.snap, self._prev_alive, i, self.n_agents, self._observed)
-        return {"deaths_seen": deaths} if deaths else {}
-
     def views(self) -> list[AgentView]:
         """One AgentView per ally for the current step."""
-        return [
-            combat_agent_view(
-                i,
-                self.t,
-                self.snap,
-                self._own(i),
-                self._obs(i),
-                self.visible_entities(i),
-                self.avail_actions(i),
-                render_combat_text,
-                self._extra(i),
+        s, n = self.snap, self.n_agents
+        # Every ally's entities and actions in one set of array operations (see entities_seen).
+        seen = entities_seen(s, range(n), n, self._observed, self._last_actions)
+        avail = _avail_all(s, n, self.n_enemies, self._c.step_len, self._epo_active)
+        prev = self._prev_alive
+        died = prev is not None and bool((prev & ~s.alive).any())
+        views = []
+        for i in range(n):
+            deaths = deaths_seen_by(s, prev, i, n, self._observed) if died else ()
+            views.append(
+                combat_agent_view(
+                    i,
+                    self.t,
+                    s,
+                    self._own(i),
+                    self._obs(i),
+                    seen[i],
+                    avail[i],
+                    render_combat_text,
+                    {"deaths_seen": deaths} if deaths else {},
+                )
             )
-            for i in range(self.n_agents)
-        ]
+        return views
 
     # --- the enemy team, when it is controlled from outside (enemy="external") --------------------
 
@@ -633,19 +644,38 @@ def _avail(
     s: Snapshot, i: int, n_own: int, n_other: int, step_lens: np.ndarray, epo: bool
 ) -> tuple[int, ...]:
     """SMACv2 rules for unit ``i`` of a snapshot whose first ``n_own`` units are its team."""
-    if not s.alive[i]:
-        return (0,)
-    avail = [STOP]
-    step_len = step_lens[s.types[i]]
+    return _avail_all(s, n_own, n_other, step_lens, epo, [i])[0]
+
+
+def _avail_all(
+    s: Snapshot, n_own: int, n_other: int, step_lens: np.ndarray, epo: bool, units: list[int] | None = None
+) -> list[tuple[int, ...]]:
+    """:func:`_avail` for each of ``units`` (default: the whole team), in one set of array operations.
+
+    The same float64 operations as one unit at a time (a move's end point in plain floats; an
+    enemy's distance by ``np.linalg.norm`` over its offset), so the same actions.
+    """
+    units = list(range(n_own)) if units is None else units
+    idx = np.asarray(units, dtype=np.int64)
     w, h = s.map_size
-    for a, (dx, dy) in _DIR_VEC.items():
-        nx, ny = s.pos[i, 0] + dx * step_len, s.pos[i, 1] + dy * step_len
-        # SMAX kills units that touch the wall; keep half a unit of clearance.
-        if 0.5 <= nx <= w - 0.5 and 0.5 <= ny <= h - 0.5:
-            avail.append(a)
+    step_len = step_lens[s.types[idx]].tolist()
+    xs, ys = s.pos[idx, 0].tolist(), s.pos[idx, 1].tolist()
     enemies = np.arange(n_own, n_own + n_other)
-    dist = np.linalg.norm(s.pos[enemies] - s.pos[i], axis=1)
-    for j, u in enumerate(enemies):
-        if s.alive[u] and (epo or dist[j] < s.attack[i]):
-            avail.append(ATTACK_OFFSET + j)
-    return tuple(sorted(avail))
+    dist = np.linalg.norm(s.pos[enemies][None, :, :] - s.pos[idx][:, None, :], axis=2)
+    attack = s.alive[enemies][None, :] & (epo | (dist < s.attack[idx][:, None]))
+    attack_l, alive = attack.tolist(), s.alive[idx].tolist()
+    out = []
+    for r in range(len(units)):
+        if not alive[r]:
+            out.append((0,))
+            continue
+        avail = [STOP]
+        x, y, sl = xs[r], ys[r], step_len[r]
+        for a, (dx, dy) in _DIR_VEC.items():
+            nx, ny = x + dx * sl, y + dy * sl
+            # SMAX kills units that touch the wall; keep half a unit of clearance.
+            if 0.5 <= nx <= w - 0.5 and 0.5 <= ny <= h - 0.5:
+                avail.append(a)
+        avail += [ATTACK_OFFSET + j for j, ok in enumerate(attack_l[r]) if ok]
+        out.append(tuple(sorted(avail)))
+    return out

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
 
-from compass.core.types import AgentView, Entity, OwnUnit
+from compass.core.types import AgentView, Entity, OwnUnit, new_entity
 from compass.games.combat.text import CombatObs
 
 
@@ -36,43 +37,94 @@ def entities_seen_by(
     ``can_shoot`` is False for units that cannot attack (medivacs); ``range_inclusive`` follows
     the engine's rule for the shoot range (SMAX ``<``, SC2 ``<=``).
     """
-    if not snap.alive[i]:
-        return ()
+    return entities_seen(snap, [i], n_agents, observed, last_actions, [can_shoot], range_inclusive)[0]
+
+
+def entities_seen(
+    snap: UnitSnapshot,
+    agents: Sequence[int],
+    n_agents: int,
+    observed: np.ndarray,
+    last_actions: np.ndarray,
+    can_shoot: Sequence[bool] | None = None,
+    range_inclusive: bool = False,
+) -> list[tuple[Entity, ...]]:
+    """:func:`entities_seen_by` for each of ``agents`` (``can_shoot`` per agent, default all True).
+
+    One set of whole-array operations for all the agents (positions, sight and shoot ranges are
+    float64 in both adapters: the same IEEE operations per element as one agent at a time, so
+    the same numbers), then plain-Python entities for the units in sight only.
+    """
+    agents = list(agents)
+    live = [i for i in agents if snap.alive[i]]
+    if not live:
+        return [() for _ in agents]
+    idx = np.asarray(live)
+    pos = np.asarray(snap.pos, dtype=np.float64)
+    sight = np.asarray(snap.sight, dtype=np.float64)[idx][:, None]
+    shoot = np.asarray(snap.attack, dtype=np.float64)[idx][:, None]
+    delta = pos[None, :, :] - pos[idx, None, :]  # [agent, unit]: unit - agent
+    dist = np.hypot(delta[..., 0], delta[..., 1])
+    n = len(pos)
+    # Which units each agent sees: alive, in sight range, itself excluded, enemies only when observed.
+    sees = (dist < sight) & np.asarray(snap.alive, dtype=bool)[None, :]
+    sees[np.arange(len(idx)), idx] = False
+    sees[:, n_agents:] &= np.asarray(observed, dtype=bool)[:, idx].T
+    in_range = (dist <= shoot) if range_inclusive else (dist < shoot)
+    norm_l = (dist / sight).tolist()
+    dx_l, dy_l = (delta[..., 0] / sight).tolist(), (delta[..., 1] / sight).tolist()
+    in_range_l, sees_l = in_range.tolist(), sees.tolist()
+    xs, ys = pos[:, 0].tolist(), pos[:, 1].tolist()
+    health = snap.health.tolist()
     shields = getattr(snap, "shield", None)
-    sight, shoot = float(snap.sight[i]), float(snap.attack[i])
-    # Whole-array arithmetic, then plain floats: the same IEEE operations per element as the
-    # scalar version (hypot, one division each), without ~10 numpy scalar ops per unit.
-    delta = snap.pos - snap.pos[i]
-    dist = np.hypot(delta[:, 0], delta[:, 1]).tolist()
-    dx, dy = (delta[:, 0] / sight).tolist(), (delta[:, 1] / sight).tolist()
-    xs, ys = snap.pos[:, 0].tolist(), snap.pos[:, 1].tolist()
-    alive, health = snap.alive.tolist(), snap.health.tolist()
-    out = []
-    for u in range(len(alive)):
-        if u == i or not alive[u] or dist[u] >= sight:
-            continue
-        is_enemy = u >= n_agents
-        if is_enemy and not observed[u - n_agents, i]:
-            continue
-        d = dist[u]
-        in_range = d <= shoot if range_inclusive else d < shoot
-        out.append(
-            Entity(
-                id=u - n_agents if is_enemy else u,
-                team="enemy" if is_enemy else "ally",
-                unit_type=snap.type_name(u),
-                x=xs[u],
-                y=ys[u],
-                rel_x=dx[u],
-                rel_y=dy[u],
-                distance=d / sight,
-                health=health[u],
-                shield=float(shields[u]) if shields is not None else 0.0,
-                can_attack=is_enemy and can_shoot and in_range,
-                last_action=0 if is_enemy else int(last_actions[u]),
-            )
-        )
-    return tuple(out)
+    shield_l = [float(v) for v in shields] if shields is not None else [0.0] * n
+    last = [int(a) for a in last_actions]
+    names = [snap.type_name(u) for u in range(n)]
+    shoots = dict(zip(agents, can_shoot if can_shoot is not None else [True] * len(agents), strict=True))
+    rows = {}
+    for r, i in enumerate(live):
+        seen, dn, dx, dy, rng = sees_l[r], norm_l[r], dx_l[r], dy_l[r], in_range_l[r]
+        shooter = shoots[i]
+        ents = []
+        for u in range(n):
+            if not seen[u]:
+                continue
+            if u >= n_agents:
+                ents.append(
+                    new_entity(
+                        u - n_agents,
+                        "enemy",
+                        names[u],
+                        xs[u],
+                        ys[u],
+                        dx[u],
+                        dy[u],
+                        dn[u],
+                        health[u],
+                        shield_l[u],
+                        shooter and rng[u],
+                        0,
+                    )
+                )
+            else:
+                ents.append(
+                    new_entity(
+                        u,
+                        "ally",
+                        names[u],
+                        xs[u],
+                        ys[u],
+                        dx[u],
+                        dy[u],
+                        dn[u],
+                        health[u],
+                        shield_l[u],
+                        False,
+                        last[u],
+                    )
+                )
+        rows[i] = tuple(ents)
+    return [rows.get(i, ()) for i in agents]
 
 
 def deaths_seen_by(

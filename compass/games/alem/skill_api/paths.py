@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections import deque
 
-from compass.games.alem.names import BLOCK_NAMES, DIRECTION_ACTIONS, DO, MAP_SIZE, MOVES, NOOP
+from compass.games.alem.names import BLOCK_NAMES, DIRECTION_ACTIONS, DO, MAP_SIZE, MOVES, NOOP, WALKABLE_IDS
 from compass.games.alem.obs import ObsData
 from compass.games.alem.skill_api.actions import move
 from compass.games.alem.skill_api.knowledge import (
@@ -32,6 +32,7 @@ from compass.games.alem.skill_api.knowledge import (
     teammate_ahead,
     walkable,
 )
+from compass.util.grids import isin_ids, pad2d
 
 
 def _bfs(d: ObsData, goals: set[Point], avoid: set[Point], limit: int) -> int | None:
@@ -44,6 +45,12 @@ def _bfs(d: ObsData, goals: set[Point], avoid: set[Point], limit: int) -> int | 
     x0, x1 = max(0, min(xs) - limit), min(MAP_SIZE - 1, max(xs) + limit)
     y0, y1 = max(0, min(ys) - limit), min(MAP_SIZE - 1, max(ys) + limit)
     mem = d.memory
+    if mem is not None:
+        # mem.walkable(x, y) for every tile at once (unseen tiles count as walkable), read as
+        # lists: a BFS asks for hundreds of tiles, each a numpy scalar read through the method.
+        blocks = mem.blocks[mem.level]
+        h, w = blocks.shape
+        walk = (isin_ids(blocks, WALKABLE_IDS) | (blocks < 0)).tolist()
     first: dict[Point, int] = {start: -1}
     frontier = deque([start])
     while frontier:
@@ -53,7 +60,10 @@ def _bfs(d: ObsData, goals: set[Point], avoid: set[Point], limit: int) -> int | 
             p = (nx, ny)
             if p in first or not (x0 <= nx <= x1 and y0 <= ny <= y1) or p in avoid:
                 continue
-            ok = mem.walkable(nx, ny) if mem is not None else walkable(d, p)
+            if mem is not None:
+                ok = 0 <= nx < w and 0 <= ny < h and walk[ny][nx]
+            else:
+                ok = walkable(d, p)
             if not ok:
                 continue
             first[p] = _move_action(dx, dy) if (cx, cy) == start else first[(cx, cy)]
@@ -163,7 +173,7 @@ def explore(d: ObsData, rng: random.Random | None = None, near: str | None = Non
             fx, fy = d.facing_xy[0] - d.x, d.facing_xy[1] - d.y
             score = dist - 2 * ((cols - d.x) * fx + (rows - d.y) * fy > 0)
             if near in BLOCK_NAMES:
-                pad = np.pad(blocks == BLOCK_NAMES.index(near), 1)
+                pad = pad2d(blocks == BLOCK_NAMES.index(near), 1)
                 touch = pad[:-2, 1:-1] | pad[2:, 1:-1] | pad[1:-1, :-2] | pad[1:-1, 2:]
                 score = score - 12 * touch[rows, cols]
             k = int(np.argmin(score))

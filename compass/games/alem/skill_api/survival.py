@@ -44,6 +44,7 @@ from compass.games.alem.skill_api.tactics import (
     enclosed,
     sleep_spot,
 )
+from compass.util.grids import isin_ids, pad2d
 
 DAY_LENGTH = 300  # ALEM's day: light 0.8 at step 0 of a day, darkest at 210, bright again by ~290
 
@@ -265,10 +266,10 @@ def team_room(
     blocks = mem.blocks[mem.level]
     h, w = blocks.shape
     pad = 4
-    stone = np.pad(blocks == _STONE_ID, pad)
-    solid = np.pad((blocks >= 0) & ~np.isin(blocks, list(WALKABLE_IDS)), pad, constant_values=True)
-    ground = np.pad(np.isin(blocks, list(WALKABLE_IDS)), pad)
-    solo = np.pad(mem.coord[mem.level] == 0, pad, constant_values=True)
+    stone = pad2d(blocks == _STONE_ID, pad)
+    solid = pad2d((blocks >= 0) & ~isin_ids(blocks, WALKABLE_IDS), pad, True)
+    ground = pad2d(isin_ids(blocks, WALKABLE_IDS), pad)
+    solo = pad2d(mem.coord[mem.level] == 0, pad, True)
     dig = (stone | ground) & solo
 
     def at(mask, dx, dy):  # [y, x] reads the tile at (x + dx, y + dy); (x, y) is the entrance

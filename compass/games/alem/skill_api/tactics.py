@@ -21,6 +21,7 @@ from compass.games.alem.skill_api.knowledge import (
     walkable,
 )
 from compass.games.alem.skill_api.paths import path_to
+from compass.util.grids import isin_ids, pad2d
 
 _WALKABLE_IDS = WALKABLE_IDS
 _STONE_ID = 4  # BlockType.STONE
@@ -73,11 +74,11 @@ def dig_spot(d: ObsData, radius: int = 25) -> tuple[Point, Point, Point] | None:
 
     blocks = mem.blocks[mem.level]
     h, w = blocks.shape
-    stone = np.pad(blocks == _STONE_ID, 3)
-    solid = np.pad((blocks >= 0) & ~np.isin(blocks, list(_WALKABLE_IDS)), 3, constant_values=True)
-    ground = np.pad(np.isin(blocks, list(_WALKABLE_IDS)), 3)
+    stone = pad2d(blocks == _STONE_ID, 3)
+    solid = pad2d((blocks >= 0) & ~isin_ids(blocks, _WALKABLE_IDS), 3, True)
+    ground = pad2d(isin_ids(blocks, _WALKABLE_IDS), 3)
     # A coordination tile cannot be mined alone (a hard sync needs 2-3 agents at once): not a tunnel.
-    solo = np.pad(mem.coord[mem.level] == 0, 3, constant_values=True)
+    solo = pad2d(mem.coord[mem.level] == 0, 3, True)
     dig = (stone | ground) & solo
 
     def at(mask, dx, dy):  # mask shifted so that [y, x] reads the tile at (x + dx, y + dy)
@@ -124,9 +125,9 @@ def sleep_spot(d: ObsData, radius: int = 12) -> tuple[Point, Point, Point] | Non
     import numpy as np
 
     blocks = mem.blocks[mem.level]
-    known = np.isin(blocks, list(_WALKABLE_IDS))
+    known = isin_ids(blocks, _WALKABLE_IDS)
     walk = known | (blocks < 0)  # unseen tiles may be open
-    pad = np.pad(walk, 1)
+    pad = pad2d(walk, 1)
     nbrs = pad[:-2, 1:-1].astype(int) + pad[2:, 1:-1] + pad[1:-1, :-2] + pad[1:-1, 2:]
     occupied = _occupied(d)
     best = None
