@@ -99,7 +99,10 @@ def test_a_bad_config_file_is_one_line_naming_file_and_key(tmp_path, monkeypatch
     [
         ("seed: 1\nepisods: 2\n", ":2: unknown setting 'episods' (did you mean 'episodes'?)"),
         ("seed: 1\n\nepisodes: two\n", ":3: episodes: Input should be a valid integer"),
-        ("env: smax:protoss_5_vs_5\ncomm: multihopp\n", ":2: comm: invalid comm mode 'multihopp': unknown mode 'multihopp'. Did you mean 'multihop'?"),
+        (
+            "env: smax:protoss_5_vs_5\ncomm: multihopp\n",
+            ":2: comm: invalid comm mode 'multihopp': unknown mode 'multihopp'. Did you mean 'multihop'?",
+        ),
         ("seed: 2\nenv: smax:protos_5_vs_5\n", ":2: env: unknown scenario 'protos_5_vs_5' for smax"),
     ],
 )

@@ -22,11 +22,7 @@ def _helps(command: click.Command, path: str = "compass"):
 def test_no_help_text_loses_a_bracketed_part_to_markup():
     helps = list(_helps(typer.main.get_command(app)))
     assert len(helps) > 100  # every command and option
-    eaten = {
-        where: text
-        for where, text in helps
-        if Text.from_markup(text).plain != text.replace("\\[", "[")
-    }
+    eaten = {where: text for where, text in helps if Text.from_markup(text).plain != text.replace("\\[", "[")}
     assert not eaten, eaten
 
 
