@@ -40,6 +40,8 @@ def _open(library: Path | None, family: str, create: bool = False):
     if root is None:
         _fail("the shipped seed library is read-only: pass --library DIR (or set $COMPASS_LIBRARY)")
     if create:
+        if Path(root).is_file():
+            _fail(f"{root} is a file; a skill library is a folder (compass skills init DIR)")
         if not Path(root).is_dir():  # a one-skill library by accident; a library starts with init
             _fail(
                 f"no library at {root}: start one with `compass skills init {root}` (the shipped seed skills, versioned)"

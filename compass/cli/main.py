@@ -58,7 +58,10 @@ def run(
     vlm: Annotated[
         str | None,
         typer.Option(
-            help="openai:MODEL[@URL][?dialect=...], anthropic:MODEL[@URL], llamacpp:PATH.gguf, hf:PATH, replay:RUN_DIR"
+            # escaped: help texts are rich markup, where "[@URL]" is a tag and would vanish
+            help=escape(
+                "openai:MODEL[@URL][?dialect=...], anthropic:MODEL[@URL], llamacpp:PATH.gguf, hf:PATH, replay:RUN_DIR"
+            )
         ),
     ] = RUN_DEFAULTS.vlm,
     library: Annotated[

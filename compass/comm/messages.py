@@ -119,9 +119,15 @@ def _str_len(text: str) -> int:
     return len(_ENCODER.encode(text))
 
 
+#: Below this magnitude the fixed-point text has at most 15 significant digits (12 before the point,
+#: 3 after), so it round-trips and is the shortest repr of the rounded float; above it (e.g.
+#: 999999999999999.9, ".3f" writes ...9.875) the repr can be shorter, and json is asked.
+_FIXED_EXACT = 1e12
+
+
 def _float_len(value: float) -> int:
     """Length of the encoder's text for ``round(value, DECIMALS)``."""
-    if -1e15 < value < 1e15:  # shortest repr of the rounded float == fixed-point minus trailing zeros
+    if -_FIXED_EXACT < value < _FIXED_EXACT:  # repr == fixed-point minus trailing zeros
         text = f"{value:.{DECIMALS}f}".rstrip("0")
         return len(text) + 1 if text[-1] == "." else len(text)  # "2." is written "2.0"
     return len(_ENCODER.encode(round(value, DECIMALS)))  # huge, inf or nan: rare, let json say
@@ -179,7 +185,8 @@ def _entity_part_size(entity: Entity) -> int:
         + _str_len(entity.unit_type)
         + len(str(int(entity.last_action)))
     )
-    if -1e15 < x < 1e15 and -1e15 < y < 1e15 and -1e15 < health < 1e15 and -1e15 < shield < 1e15:
+    lim = _FIXED_EXACT
+    if -lim < x < lim and -lim < y < lim and -lim < health < lim and -lim < shield < lim:
         # _float_len of all four from one format call: "d.ddd|" each, less the separators and
         # the trailing zeros that rstrip would take (the first decimal always stays: "2.0").
         text = f"{x:.3f}|{y:.3f}|{health:.3f}|{shield:.3f}|"

@@ -200,7 +200,9 @@ def skills_bootstrap(
         Path, typer.Option(help="folder of recorded episodes (ep_*.jsonl + ep_*.mp4) or one file")
     ],
     library: Annotated[Path, typer.Option(help="output library root (created from the seed skills if new)")],
-    vlm: Annotated[str | None, typer.Option(help="openai:MODEL[@URL], anthropic:MODEL[@URL], ...")] = None,
+    vlm: Annotated[
+        str | None, typer.Option(help=escape("openai:MODEL[@URL], anthropic:MODEL[@URL], ..."))
+    ] = None,
     offline: Annotated[
         bool, typer.Option(help="no VLM: fit the seed skills' parameters to the demos")
     ] = False,

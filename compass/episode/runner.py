@@ -339,6 +339,10 @@ class _Episode:
     def stepped(self, res: Any) -> bool:
         """Take the env's result of this step (with :meth:`act`'s actions); True when the episode ended."""
         r, t, actions = self.r, self.t, self.actions
+        played = getattr(r.env, "played_actions", None) if r.external else None
+        if played:  # external agents' actions as a team wrapper (TeamEnv) played them, not 0
+            for u in r.external:
+                actions[u] = played[u]
         reward = float(np.mean(res.rewards)) if res.rewards else 0.0
         self.ret += reward
         for s in self.states:

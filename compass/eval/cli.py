@@ -40,8 +40,11 @@ def eval_command(
         int | None,
         typer.Option(
             min=1,
-            help="most episodes of one configuration played at once in one batched env "
-            "(where it applies: no VLM planner, the env's own enemy, SMAX or ALEM; 1: one by one) [default: 16]",
+            help=escape(
+                "most episodes of one configuration played at once in one batched env "
+                "(where it applies: no VLM planner, the env's own enemy, SMAX or ALEM; 1: one by one) "
+                "[default: 16]"  # (compass.eval.driver.DEFAULT_BATCH, not imported for --help)
+            ),
         ),
     ] = None,
     out: Annotated[Path, typer.Option(help="where eval directories go (<out>/<spec name>)")] = Path("runs"),

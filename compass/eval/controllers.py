@@ -243,6 +243,9 @@ class TeamEnv:
         self.env, self.ally, self.enemy, self.enemy_comm = env, ally, enemy, enemy_comm
         self.external_agents = frozenset(u for c in ally for u in c.units)
         self._views: list[AgentView] = []
+        #: our team's actions of the last step as played, the controllers' filled in (the runner
+        #: traces these for its external agents instead of its placeholder 0)
+        self.played_actions: list[int] = []
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.env, name)
@@ -266,11 +269,17 @@ class TeamEnv:
             out.append(v.with_entities(v.entities + tuple(relayed)) if relayed else v)
         return out
 
-    def step(self, actions: list[int]) -> StepResult:
+    def _team_actions(self, actions: list[int]) -> list[int]:
+        """``actions`` with our controlled units' actions filled in (kept as ``played_actions``)."""
         actions = list(actions)
         for c in self.ally:
             for u, a in c.act(self.env, self._views).items():
-                actions[u] = a
+                actions[u] = int(a)
+        self.played_actions = actions
+        return actions
+
+    def step(self, actions: list[int]) -> StepResult:
+        actions = self._team_actions(actions)
         if self.enemy is None:
             res = self.env.step(actions)
         else:
@@ -291,11 +300,7 @@ class TeamEnv:
         return self.enemy is None and bool(getattr(self.env, "can_batch", False))
 
     def step_begin(self, actions: list[int]) -> Any:
-        actions = list(actions)
-        for c in self.ally:
-            for u, a in c.act(self.env, self._views).items():
-                actions[u] = a
-        return self.env.step_begin(actions)
+        return self.env.step_begin(self._team_actions(actions))
 
     def step_end(self, out: Any) -> StepResult:
         res = self.env.step_end(out)

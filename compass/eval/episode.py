@@ -96,8 +96,10 @@ class _Seat:
     team_env: Any
     tmp: Path
 
-    def close(self) -> None:
-        self.writer.close()
+    def close(self, complete: bool) -> None:
+        """``complete``: the episode ended; else (an error, Ctrl-C) its trace stays a partial file,
+        so an episode without a row never leaves a ``trace.jsonl`` that passes for a finished one."""
+        self.writer.close(complete=complete)
         if isinstance(self.team_env, TeamEnv):
             self.team_env.close()
 
@@ -195,11 +197,12 @@ def _play(job: Job) -> dict[str, Any]:
     seat = _seat(job)
     try:
         t0 = time.perf_counter()
+        played = None
         try:
             (played,) = asyncio.run(play(seat.table, [(0, seat.cfg.seed)]))
             wall = time.perf_counter() - t0
         finally:
-            seat.close()
+            seat.close(complete=played is not None)
         return seat.row(played, wall)
     finally:
         shutil.rmtree(seat.tmp, ignore_errors=True)
@@ -263,6 +266,7 @@ def _play_batch(jobs: list[Job]) -> list[dict[str, Any]]:
     if not can_batch(envs[0]):  # the family lists the env kind, but this env cannot (its options)
         return [play_episode(j) for j in jobs]
     seats: list[_Seat] = []
+    played = None
     try:
         for job, env in zip(jobs, envs, strict=True):
             seats.append(_seat(job, env))
@@ -271,7 +275,7 @@ def _play_batch(jobs: list[Job]) -> list[dict[str, Any]]:
         wall = (time.perf_counter() - t0) / len(jobs)
     finally:
         for s in seats:
-            s.close()
+            s.close(complete=played is not None)  # a batch's rows come all at once, or none
             shutil.rmtree(s.tmp, ignore_errors=True)
     return [s.row(p, wall) for s, p in zip(seats, played, strict=True)]
 

@@ -139,10 +139,12 @@ def markdown(summary: dict[str, Any], title: str) -> str:
             cells += [str(m["skill_errors"])]
             lines.append("| " + " | ".join(cells) + " |")
         if e["paired"]:
-            lines += ["", f"Paired on common seeds, each configuration minus `{e['paired'][0]['b']}`:", ""]
+            base = e["paired"][0]["b"]
+            lines += ["", f"Paired on common seeds, each configuration minus `{base}`:", ""]
             wins = "win" in names
             head = ["config", "pairs", *(f"Δ {label(n)}" for n in names)]
-            head += ["wins only A / only B", "sign test p"] if wins else []
+            # which side each count is: "A / B" left the reader to guess
+            head += [f"seeds won only by it / only by `{base}`", "sign test p"] if wins else []
             lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
             for p in e["paired"]:
                 cells = [p["a"], str(p["pairs"])]

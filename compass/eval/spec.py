@@ -20,6 +20,7 @@ controllers, :mod:`compass.eval.controllers`; ``{scenario}`` in them is each env
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import itertools
 import json
@@ -247,11 +248,14 @@ def _dotted(loc: tuple) -> str:
     return out
 
 
-def _first_error(e: ValidationError) -> tuple[tuple, str]:
+def _first_error(e: ValidationError, model: type[BaseModel]) -> tuple[tuple, str]:
     x = e.errors()[0]
     msg = x["msg"].removeprefix("Value error, ")
     if x["type"] == "extra_forbidden":
         msg = "unknown field"
+        if len(x["loc"]) == 1:  # one of ``model``'s own fields was meant (seed -> seeds)
+            close = difflib.get_close_matches(str(x["loc"][0]), list(model.model_fields), n=1)
+            msg += f" (did you mean {close[0]!r}?)" if close else ""
     return tuple(p for p in x["loc"] if not (isinstance(p, str) and p.startswith("function-"))), msg
 
 
@@ -286,7 +290,7 @@ def parse_spec(
     try:
         spec = EvalSpec(**raw)
     except ValidationError as e:
-        loc, msg = _first_error(e)
+        loc, msg = _first_error(e, EvalSpec)
         raise fail(loc, msg) from None
     except Exception as e:  # a validator's own error (unknown family...)
         raise SpecError(f"{filename}: {e}") from None
@@ -301,7 +305,7 @@ def parse_spec(
         try:
             ConfigSpec(**fields)
         except ValidationError as e:
-            loc, msg = _first_error(e)
+            loc, msg = _first_error(e, ConfigSpec)
             if field is not None and loc[:1] == (field,):
                 loc = loc[1:]  # grid.comm[1], not grid.comm[1].comm
             raise fail((*where, *loc), msg) from None
@@ -329,7 +333,7 @@ def parse_spec(
             try:
                 cfg = ConfigSpec(**fields)
             except ValidationError as e:
-                loc, msg = _first_error(e)
+                loc, msg = _first_error(e, ConfigSpec)
                 raise fail((*where, *loc), msg) from None
             if cfg.name in names:
                 raise fail(where, f"two configurations are both named {cfg.name!r}")

@@ -58,7 +58,13 @@ def init_library(root: str | os.PathLike, families: list[str] | None = None) -> 
 
     root = Path(root)
     if root.exists() and (not root.is_dir() or any(root.iterdir())):
-        what = "a library already" if (root / ".git").exists() else "not empty"
+        what = (
+            "a file"
+            if not root.is_dir()
+            else "a library already"
+            if (root / ".git").exists()
+            else "not empty"
+        )
         raise ValueError(f"{root} is {what}: give a new or empty directory")
     fams = all_families()
     names = families or sorted(fams)
@@ -142,6 +148,10 @@ class SkillLibrary:
         self.skills.clear()
         self.compiled.clear()
         self.problems = []
+        if self.root.is_file():  # (`compass skills init FILE` would not help)
+            raise FileNotFoundError(
+                f"{self.root} is a file; a skill library is a folder (compass skills init DIR)"
+            )
         if not self.dir.is_dir():
             raise FileNotFoundError(
                 f"no skill library for family {self.family!r} at {self.dir} "

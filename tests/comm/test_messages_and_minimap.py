@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from compass.comm import CommProtocol, EntityReport, Intent, decode_message, minimap_text
-from compass.comm.messages import entity_report_size, entity_report_sizes
+from compass.comm.messages import _float_len, entity_report_size, entity_report_sizes
 from compass.comm.minimap import NOTHING_SHARED
 
 from .conftest import World, make_entity, make_view
@@ -43,6 +43,22 @@ def test_fast_report_size_matches_the_encoding():
         sender, step, hops = i % 11, i * 37, i % 4
         expected = EntityReport.from_entity(sender, step, e, hops).nbytes
         assert entity_report_size(sender, step, e, hops) == expected
+
+
+def test_report_size_matches_the_encoding_at_every_magnitude():
+    """Up to 1e16 and at the edges where ".3f" shows digits repr does not (999999999999999.9
+    is stored as ...9.875) or rounds up a digit (999999999999.9995 -> 1000000000000.0)."""
+    edges = [999999999999999.9, 1e15 - 0.1, 1e15, 9871946649828.61, 1e12, 999999999999.9995]
+    edges += [999999999999.999, 99999999999.9995, 0.0005, 0.0004999, 123456789012.345, 2.5e-4]
+    rng = np.random.default_rng(1)
+    values = [s * v for v in edges for s in (1, -1)]
+    values += [float(v) for e in range(-4, 17) for v in rng.uniform(-(10.0**e), 10.0**e, 200)]
+    for i, v in enumerate(values):
+        e = make_entity(i % 30, v, -v / 7, health=v / 3)
+        e = replace(e, shield=float(np.nextafter(v, 0)))
+        expected = EntityReport.from_entity(1, 5, e).nbytes
+        assert entity_report_size(1, 5, e) == expected, v
+        assert _float_len(v) == len(json.dumps(round(v, 3))), v
 
 
 def test_batched_report_sizes_match_the_encoding_when_units_repeat():

@@ -94,6 +94,28 @@ def test_a_bad_config_file_is_one_line_naming_file_and_key(tmp_path, monkeypatch
     assert "not valid YAML" in CliRunner().invoke(app, ["run", "--config", str(path)]).output
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("seed: 1\nepisods: 2\n", ":2: unknown setting 'episods' (did you mean 'episodes'?)"),
+        ("seed: 1\n\nepisodes: two\n", ":3: episodes: Input should be a valid integer"),
+        (
+            "env: smax:protoss_5_vs_5\ncomm: multihopp\n",
+            ":2: comm: invalid comm mode 'multihopp': unknown mode 'multihopp'. Did you mean 'multihop'?",
+        ),
+        ("seed: 2\nenv: smax:protos_5_vs_5\n", ":2: env: unknown scenario 'protos_5_vs_5' for smax"),
+    ],
+)
+def test_a_typo_in_a_config_file_names_file_line_and_setting(tmp_path, monkeypatch, text, expected):
+    _capture(monkeypatch)
+    path = tmp_path / "run.yaml"
+    path.write_text(text)
+    result = CliRunner().invoke(app, ["run", "--config", str(path)], env={"COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and f"error: {path}{expected}" in lines[0], lines
+
+
 def _run_options() -> set[str]:
     command = typer.main.get_command(app).commands["run"]  # type: ignore[attr-defined]
     return {opt for p in command.params for opt in (*p.opts, *p.secondary_opts) if opt.startswith("--")}

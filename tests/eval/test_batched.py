@@ -106,3 +106,69 @@ def test_batched_alem_episodes_equal_serial_per_seed(tmp_path):
     assert batched == serial and all("total_pct" in r["metrics"] for r in serial)
     a, b = _traces(tmp_path / "serial"), _traces(tmp_path / "batched")
     assert len(a) == 2 and a == b
+
+
+KILLED_SPEC = """\
+name: killed
+envs: [smax:protoss_5_vs_5]
+seeds: [0, 1, 2]
+max_steps: 60
+traces: true
+base: {planner: library, decision_interval: 4}
+"""
+
+
+@pytest.mark.slow
+def test_a_batch_interrupted_after_an_episode_ended_is_replayed_whole(tmp_path, monkeypatch):
+    """A batch's rows are appended when the whole batch ends: interrupted (Ctrl-C) after one of
+    its episodes ended, it leaves no row and no ``trace.jsonl`` (only partial files) for any of
+    them, and resuming replays the batch to the rows and traces of an uninterrupted eval."""
+    from compass.eval.driver import prepare, run_eval
+    from compass.eval.store import read_rows
+    from compass.games.combat.smax import SmaxEnv
+
+    whole = run_eval(prepare(parse_spec(KILLED_SPEC, "k.yaml"), tmp_path / "whole"), 1)
+    first_end = min(r["steps"] for r in whole)
+    assert first_end < max(r["steps"] for r in whole), "an episode should end before the others"
+
+    steps = 0
+    step_batch = SmaxEnv.step_batch
+
+    def interrupted(self, inputs):
+        nonlocal steps
+        steps += any(x[1] is not None for x in inputs)  # (not the worker's compile of the step)
+        if steps == first_end + 2:
+            raise KeyboardInterrupt
+        return step_batch(self, inputs)
+
+    monkeypatch.setattr(SmaxEnv, "step_batch", interrupted)
+    killed = tmp_path / "killed"
+    with pytest.raises(KeyboardInterrupt):
+        run_eval(prepare(parse_spec(KILLED_SPEC, "k.yaml"), killed), 1)
+    run = killed / "killed"
+    assert read_rows(run / "episodes.csv") == []
+    assert not list(run.rglob("trace.jsonl")) and len(list(run.rglob("trace.jsonl.partial"))) == 3
+    monkeypatch.setattr(SmaxEnv, "step_batch", step_batch)
+    prepared = prepare(parse_spec(KILLED_SPEC, "k.yaml"), killed)
+    assert prepared.store.rows == [] and len(prepared.todo) == 3
+    assert _rows(run_eval(prepared, 1)) == _rows(whole)
+    assert _traces(run) == _traces(tmp_path / "whole" / "killed") and len(_traces(run)) == 3
+
+
+@pytest.mark.slow
+def test_an_episode_that_fails_leaves_no_finished_trace(tmp_path, monkeypatch):
+    """Played alone too: an episode that raises part-way keeps its trace as a partial file."""
+    from compass.eval.episode import EpisodeError
+    from compass.games.combat.smax import SmaxEnv
+
+    def broken(self, actions):
+        raise RuntimeError("device lost")
+
+    (job,) = parse_spec(KILLED_SPEC.replace("[0, 1, 2]", "[0]"), "k.yaml").jobs(tmp_path)
+    play_episode(job)  # compiles this worker's env before the step breaks
+    monkeypatch.setattr(SmaxEnv, "step_begin", broken)
+    for p in tmp_path.rglob("trace.jsonl"):
+        p.unlink()
+    with pytest.raises(EpisodeError, match="device lost"):
+        play_episode(job)
+    assert not list(tmp_path.rglob("trace.jsonl")) and len(list(tmp_path.rglob("trace.jsonl.partial"))) == 1

@@ -57,6 +57,10 @@ def test_a_changed_setting_changes_the_configuration_key():
             "configs:\n  - {name: a}\n  - name: b\n    comms: none\n",
             "s.yaml:4: configs[1].comms: unknown field",
         ),
+        # a near miss of a field's name says which was meant
+        ("envs: [smax:protoss_5_vs_5]\nseed: 1\n", "s.yaml:2: seed: unknown field (did you mean 'seeds'?)"),
+        ("base:\n  planer: library\n", "s.yaml:2: base.planer: unknown field (did you mean 'planner'?)"),
+        ("configs:\n  - {name: a, comms: none}\n", "configs[0].comms: unknown field (did you mean 'comm'?)"),
         # a bad value in a grid: the line of that grid entry
         ("grid:\n  comm:\n    - none\n    - twohop\n", "s.yaml:4: grid.comm[1]: "),
         ("envs: [smax:protoss_5_vs_5]\nseeds: 0\n", "s.yaml:2: seeds: "),

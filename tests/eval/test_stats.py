@@ -173,6 +173,9 @@ def test_eval_win_rates_use_the_wilson_interval_like_compass_run():
     md = markdown(s, "t")
     assert "| a | 2 | 100.0 [34.2, 100.0] |" in md
     assert "Wilson score interval" in md  # the report says which interval
+    # b minus a on seeds 0-1: b won seed 0 like a, lost seed 1 which only a won
+    assert "| config | pairs | Δ win % | seeds won only by it / only by `a` | sign test p |" in md
+    assert "| b | 2 | -50.0 " in md and "| 0 / 1 | 1 |" in md
 
 
 def test_runs_show_on_a_plain_run_has_no_made_up_wall_time(tmp_path):

@@ -175,3 +175,57 @@ def test_shipped_mappo_checkpoint_drives_a_team(tmp_path):
         mappo = by[("mappo", seed)]
         assert mappo["decisions"] == 0 and mappo["extra"]["skills_used"] == {}  # no skill ran
         assert mappo["steps"] > 1 and mappo["outcome"] in {"win", "loss", "timeout"}
+
+
+TRACED_SPEC = """\
+name: traced
+envs: [smax:protoss_5_vs_5]
+seeds: [0, 1]
+max_steps: 10
+traces: true
+base: {planner: library, decision_interval: 4}
+configs:
+  - {name: mixed, team: "0-2 library, 3-4 heuristic"}
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("batched", [False, True])
+def test_trace_records_the_actions_controllers_played(tmp_path, monkeypatch, batched):
+    """Units driven by a controller (here SMAX's heuristic) are traced with the actions the game
+    was given for them, played alone or in a batch, not a placeholder 0."""
+    import json
+    from collections import defaultdict
+
+    from compass.eval.episode import play_batch
+    from compass.games.combat.smax import SmaxEnv
+
+    episodes: list[list[list[int]]] = []  # per episode (env reset): each step's actions
+    current: dict[int, list[list[int]]] = defaultdict(list)  # env -> its episode's list
+    reset, step_begin = SmaxEnv.reset, SmaxEnv.step_begin
+
+    def spy_reset(self, seed):
+        current[id(self)] = []
+        episodes.append(current[id(self)])
+        return reset(self, seed)
+
+    def spy_step(self, actions):
+        current[id(self)].append([int(a) for a in actions])
+        return step_begin(self, actions)
+
+    monkeypatch.setattr(SmaxEnv, "reset", spy_reset)
+    monkeypatch.setattr(SmaxEnv, "step_begin", spy_step)
+    jobs = parse_spec(TRACED_SPEC, "traced.yaml").jobs(tmp_path)
+    if batched:
+        play_batch(jobs)
+    else:
+        for j in jobs:
+            play_episode(j)
+    traced = []
+    for path in sorted(tmp_path.rglob("trace.jsonl")):
+        lines = [json.loads(x) for x in path.read_text().splitlines()]
+        traced.append([x["actions"] for x in lines if x["kind"] == "step"])
+    played = [e for e in episodes if len(e) > 1]  # not the worker's warm-up (a reset and one step)
+    assert len(traced) == 2 and sorted(traced) == sorted(played)
+    # the heuristic units moved and attacked: not the no-op 0 every step
+    assert any(a[3] != 0 or a[4] != 0 for steps in traced for a in steps)

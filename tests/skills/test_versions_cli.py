@@ -190,3 +190,20 @@ def test_a_missing_library_points_at_skills_init(tmp_path):
     assert not (tmp_path / "newdir").exists()  # no one-skill library by accident
     r = cli("skills", "list", "--library", str(tmp_path / "newdir"))
     assert r.exit_code == 2 and "compass skills init" in r.output
+
+
+def test_a_file_given_as_the_library_is_said_to_be_a_file(tmp_path):
+    """Not "no library at f.py: start one with compass skills init f.py", which then fails."""
+    a_file = tmp_path / "hold_and_shoot.py"
+    a_file.write_text(NEW)
+    for args in (
+        ("skills", "init", str(a_file)),
+        ("skills", "list", "--library", str(a_file)),
+        ("skills", "add", str(a_file), "--library", str(a_file)),
+        ("run", "--library", str(a_file), "--max-steps", "1", "--out", str(tmp_path / "runs")),
+    ):
+        r = cli(*args)
+        lines = [x for x in r.output.splitlines() if x.strip()]
+        assert r.exit_code != 0 and len(lines) == 1, (args, r.output)
+        assert f"{a_file} is a file" in lines[0] and "init " + str(a_file) not in lines[0], args
+    assert a_file.read_text() == NEW
