@@ -170,7 +170,11 @@ def _pack(reward, host):
 
     floats, ints = host
     return jnp.concatenate(
-        [floats, jax.lax.bitcast_convert_type(ints, jnp.float32), jnp.reshape(reward, (1,)).astype(jnp.float32)]
+        [
+            floats,
+            jax.lax.bitcast_convert_type(ints, jnp.float32),
+            jnp.reshape(reward, (1,)).astype(jnp.float32),
+        ]
     )
 
 
@@ -205,9 +209,9 @@ def _attack_targets(prev_attack: np.ndarray, n_allies: int) -> np.ndarray:
     """Unit attacked by each unit in SMAX's last step (its decoding: enemies index allies in reverse)."""
     n = len(prev_attack)
     out = np.full(n, -1, dtype=np.int64)
-    for u, a in enumerate(prev_attack):
+    for u, a in enumerate(prev_attack.tolist()):
         if a >= _SMAX_ATTACK_OFFSET:
-            k = int(a) - _SMAX_ATTACK_OFFSET
+            k = a - _SMAX_ATTACK_OFFSET
             out[u] = n_allies + k if u < n_allies else n_allies - 1 - k
     return out
 
@@ -522,12 +526,6 @@ class SmaxEnv(InLanes):
                 self._observed[j] = self._rng.random(self.n_agents) < self.prob_obs_enemy
                 self._observed[j, seers[int(self._rng.integers(len(seers)))]] = True
 
-    def _own(self, i: int) -> OwnUnit:
-        return _own_unit(self.snap, i, int(self._last_actions[i]))
-
-    def _obs(self, i: int) -> CombatObs:
-        return CombatObs(shield=0.0, weapon_cooldown=float(self.snap.cooldown[i]))
-
     def visible_entities(self, i: int) -> tuple[Entity, ...]:
         """Entities agent ``i`` sees itself this step."""
         return entities_seen_by(self.snap, i, self.n_agents, self._observed, self._last_actions)
@@ -540,6 +538,8 @@ class SmaxEnv(InLanes):
         avail = _avail_all(s, n, self.n_enemies, self._c.step_len, self._epo_active)
         prev = self._prev_alive
         died = prev is not None and bool((prev & ~s.alive).any())
+        own = _own_units(s, n, self._last_actions)
+        cooldown = s.cooldown[:n].tolist()
         views = []
         for i in range(n):
             deaths = deaths_seen_by(s, prev, i, n, self._observed) if died else ()
@@ -548,8 +548,8 @@ class SmaxEnv(InLanes):
                     i,
                     self.t,
                     s,
-                    self._own(i),
-                    self._obs(i),
+                    own[i],
+                    CombatObs(shield=0.0, weapon_cooldown=cooldown[i]),
                     seen[i],
                     avail[i],
                     render_combat_text,
@@ -666,6 +666,26 @@ def _own_unit(s: Snapshot, i: int, last_action: int) -> OwnUnit:
         last_action,
         *s.map_size,
     )
+
+
+def _own_units(s: Snapshot, n: int, last_actions: np.ndarray) -> list[OwnUnit]:
+    """:func:`_own_unit` for units ``0..n-1`` (the snapshot's fields read as lists once: the same floats)."""
+    xy, health, alive = s.pos[:n].tolist(), s.health[:n].tolist(), s.alive[:n].tolist()
+    sight, attack, last = s.sight[:n].tolist(), s.attack[:n].tolist(), last_actions[:n].tolist()
+    names = [SMAX_UNIT_TYPES[t] for t in s.types[:n].tolist()]
+    return [
+        OwnUnit(
+            names[i],
+            xy[i][0],
+            xy[i][1],
+            health[i] if alive[i] else 0.0,
+            sight[i],
+            attack[i],
+            last[i],
+            *s.map_size,
+        )
+        for i in range(n)
+    ]
 
 
 def _avail(
