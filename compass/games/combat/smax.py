@@ -416,9 +416,10 @@ class SmaxEnv(InLanes):
         self._prev_alive = self.snap.alive.copy()
         self._prev_snap = self.snap
         self._snapshot(host)
-        s = self.snap
-        allies_alive = bool(s.alive[: self.n_agents].any())
-        enemies_alive = bool(s.alive[self.n_agents :].any())
+        s, n = self.snap, self.n_agents
+        alive = s.alive.tolist()  # counted in Python: numpy's reductions cost more on 10 units
+        n_allies_alive, n_enemies_alive = sum(alive[:n]), sum(alive[n:])
+        allies_alive, enemies_alive = n_allies_alive > 0, n_enemies_alive > 0
         if not enemies_alive and allies_alive:
             outcome = "win"
         elif not allies_alive or not enemies_alive:
@@ -429,8 +430,8 @@ class SmaxEnv(InLanes):
             outcome = "running"
         reward = float(reward)
         info = {
-            "dead_allies": int((~s.alive[: self.n_agents]).sum()),
-            "dead_enemies": int((~s.alive[self.n_agents :]).sum()),
+            "dead_allies": n - n_allies_alive,
+            "dead_enemies": self.n_enemies - n_enemies_alive,
             "battle_won": outcome == "win",
         }
         events = kill_events(self._prev_snap, s)
@@ -709,7 +710,8 @@ def _avail_all(
     step_len = step_lens[s.types[idx]].tolist()
     xs, ys = s.pos[idx, 0].tolist(), s.pos[idx, 1].tolist()
     enemies = np.arange(n_own, n_own + n_other)
-    dist = np.linalg.norm(s.pos[enemies][None, :, :] - s.pos[idx][:, None, :], axis=2)
+    delta = s.pos[enemies][None, :, :] - s.pos[idx][:, None, :]
+    dist = np.sqrt(np.add.reduce(delta * delta, axis=2))  # np.linalg.norm(delta, axis=2), as it computes it
     attack = s.alive[enemies][None, :] & (epo | (dist < s.attack[idx][:, None]))
     attack_l, alive = attack.tolist(), s.alive[idx].tolist()
     out = []
@@ -725,5 +727,5 @@ def _avail_all(
             if 0.5 <= nx <= w - 0.5 and 0.5 <= ny <= h - 0.5:
                 avail.append(a)
         avail += [ATTACK_OFFSET + j for j, ok in enumerate(attack_l[r]) if ok]
-        out.append(tuple(sorted(avail)))
+        out.append(tuple(avail))  # ascending already: stop, the moves (2-5, in _DIR_VEC's order), attacks
     return out
