@@ -242,6 +242,11 @@ class Snapshot:
     def type_name(self, u: int) -> str:
         return SMAX_UNIT_TYPES[int(self.types[u])]
 
+    @property
+    def names(self) -> list[str]:
+        """Every unit's type name, allies first (``type_name`` of each)."""
+        return [SMAX_UNIT_TYPES[t] for t in self.types.tolist()]
+
 
 class SmaxEnv(InLanes):
     """A compass combat environment over SMAX (see module docstring); ``_key`` and ``_state``

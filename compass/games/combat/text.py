@@ -6,6 +6,7 @@ live together so that ``parse(render(view))`` recovers exactly what a skill need
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass
 
@@ -85,13 +86,19 @@ def render_combat_text(view: AgentView) -> str:
     avail = set(view.avail_actions)
     for name, idx in DIRECTIONS.items():
         lines.append(f"Can move {name.capitalize()}: {'yes' if idx in avail else 'no'}")
-    for e in sorted(view.enemies, key=lambda e: e.id):
+    enemies, allies = [], []
+    for e in view.entities:  # view.enemies and view.allies in one pass
+        if e.team == "enemy":
+            enemies.append(e)
+        elif e.team == "ally":
+            allies.append(e)
+    for e in sorted(enemies, key=_ID):
         lines.append(
             f"Enemy #{e.id}: {e.unit_type}, relative position ({e.rel_x:+.3f}, {e.rel_y:+.3f}), "
             f"distance {e.distance:.3f}, health {e.health:.2f}, shield {e.shield:.2f}, "
             f"can attack: {'yes' if e.can_attack else 'no'}{_relay_suffix(e)}"
         )
-    for a in sorted(view.allies, key=lambda e: e.id):
+    for a in sorted(allies, key=_ID):
         lines.append(
             f"Ally #{a.id}: {a.unit_type}, relative position ({a.rel_x:+.3f}, {a.rel_y:+.3f}), "
             f"distance {a.distance:.3f}, health {a.health:.2f}, shield {a.shield:.2f}, "
@@ -231,6 +238,9 @@ class ObsData:
         )
 
 
+_ID = operator.attrgetter("id")
+
+
 def obs_data_from_view(view: AgentView) -> ObsData:
     """Build ``obs_data`` straight from a view (fast path; equal to parsing its text)."""
     own = view.own
@@ -249,7 +259,13 @@ def obs_data_from_view(view: AgentView) -> ObsData:
     d.last_action = own.last_action
     avail = set(view.avail_actions)
     d.can_move = {name: idx in avail for name, idx in DIRECTIONS.items()}
-    for e in sorted(view.enemies, key=lambda e: e.id):
+    enemies, allies = [], []
+    for e in view.entities:  # view.enemies and view.allies in one pass
+        if e.team == "enemy":
+            enemies.append(e)
+        elif e.team == "ally":
+            allies.append(e)
+    for e in sorted(enemies, key=_ID):
         d.enemies.append(
             EnemyUnit(
                 e.id,
@@ -266,7 +282,7 @@ def obs_data_from_view(view: AgentView) -> ObsData:
                 can_attack=e.can_attack,
             )
         )
-    for a in sorted(view.allies, key=lambda e: e.id):
+    for a in sorted(allies, key=_ID):
         d.allies.append(
             AllyUnit(
                 a.id,
