@@ -709,18 +709,19 @@ def _avail_all(
     The same float64 operations as one unit at a time (a move's end point in plain floats; an
     enemy's distance by ``np.linalg.norm`` over its offset), so the same actions.
     """
-    units = list(range(n_own)) if units is None else units
-    idx = np.asarray(units, dtype=np.int64)
+    # Slices where they do (the whole team, the other team): the same elements as index arrays, cheaper.
+    idx = slice(0, n_own) if units is None else np.asarray(units, dtype=np.int64)
+    n_units = n_own if units is None else len(units)
     w, h = s.map_size
     step_len = step_lens[s.types[idx]].tolist()
     xs, ys = s.pos[idx, 0].tolist(), s.pos[idx, 1].tolist()
-    enemies = np.arange(n_own, n_own + n_other)
+    enemies = slice(n_own, n_own + n_other)
     delta = s.pos[enemies][None, :, :] - s.pos[idx][:, None, :]
     dist = np.sqrt(np.add.reduce(delta * delta, axis=2))  # np.linalg.norm(delta, axis=2), as it computes it
     attack = s.alive[enemies][None, :] & (epo | (dist < s.attack[idx][:, None]))
     attack_l, alive = attack.tolist(), s.alive[idx].tolist()
     out = []
-    for r in range(len(units)):
+    for r in range(n_units):
         if not alive[r]:
             out.append((0,))
             continue

@@ -176,8 +176,6 @@ def combat_agent_view(
     extra: dict,
 ) -> AgentView:
     """A combat AgentView whose text comes from ``text_fn`` and whose frame is the ego render of ``snap``."""
-    from compass.games.combat.render import render_ego
-
     view = AgentView(
         agent_id=agent_id,
         family="combat",
@@ -191,5 +189,12 @@ def combat_agent_view(
         extra=extra,
         text_fn=text_fn,
     )
-    view.render = lambda v: render_ego(snap, v)
+    view.render = lambda v: _render_ego(snap, v)
     return view
+
+
+def _render_ego(snap: UnitSnapshot, view: AgentView) -> np.ndarray:
+    # Imported on first render, not per view built (render pulls in the drawing code).
+    from compass.games.combat.render import render_ego
+
+    return render_ego(snap, view)
