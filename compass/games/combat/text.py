@@ -19,6 +19,7 @@ ATTACK_OFFSET = 6
 DIRECTIONS = {"north": MOVE_NORTH, "south": MOVE_SOUTH, "east": MOVE_EAST, "west": MOVE_WEST}
 DIRECTION_VECTORS = {MOVE_NORTH: (0, 1), MOVE_SOUTH: (0, -1), MOVE_EAST: (1, 0), MOVE_WEST: (-1, 0)}
 MELEE_TYPES = frozenset({"zealot", "zergling", "baneling"})
+_ID = operator.attrgetter("id")  # sort key of units by id (the text and parse_obs data list them so)
 
 
 def action_name(action: int) -> str:
@@ -236,9 +237,6 @@ class ObsData:
             f"ObsData(agent={self.agent_id}, {self.own_unit_type}, hp={self.own_health:.2f}, "
             f"enemies={self.enemies}, allies={self.allies}, avail={self.available_actions})"
         )
-
-
-_ID = operator.attrgetter("id")
 
 
 def obs_data_from_view(view: AgentView) -> ObsData:
