@@ -142,16 +142,22 @@ def entity_report_size(sender: int, step: int, entity: Entity, hops: int = 0) ->
 
 
 def entity_report_sizes(
-    senders: Sequence[int], step: int, entities: Sequence[Entity], indices: Iterable[int], hops: int = 0
+    senders: Sequence[int],
+    step: int,
+    entities: Sequence[Entity],
+    indices: Iterable[int],
+    hops: int = 0,
+    parts: dict[tuple, int] | None = None,
 ) -> dict[int, int]:
     """``entity_report_size(senders[i], step, entities[i], hops)`` for each ``i`` in ``indices``.
 
     Several observers usually report the same unit in the same state in one step; its part of
     the size is computed once per distinct content (floats keyed by their bits, so ``-0.0``,
-    written "-0.0", is not taken for ``0.0``).
+    written "-0.0", is not taken for ``0.0``). ``parts``: that cache, kept by the caller across
+    steps (a unit standing and shooting reports the same content again); the caller bounds it.
     """
     frames: dict[int, int] = {}
-    parts: dict[tuple, int] = {}
+    parts = {} if parts is None else parts
     out: dict[int, int] = {}
     for i in indices:
         e, sender = entities[i], senders[i]

@@ -94,6 +94,7 @@ class CommProtocol:
         self._heard: dict[int, dict[int, tuple[Intent, int]]] = {}  # receiver -> sender -> (intent, sent)
         self._pending: dict[int, list[_Pending]] = {}  # due step -> deliveries
         self._stats = CommStats()
+        self._part_sizes: dict[tuple, int] = {}  # entity_report_sizes' cache of entity parts by content
 
     # -- the per-step exchange -------------------------------------------------------------
 
@@ -115,7 +116,11 @@ class CommProtocol:
             origins = {("intent", it.sender): [(it.sender, i)] for i, it in enumerate(intents)}
             itn = flood(self.links, origins, hops, drop)
 
-            sizes = entity_report_sizes(obs.observers, step, obs.entities, ent.transmissions)
+            if len(self._part_sizes) > _PART_SIZES_KEPT:
+                self._part_sizes.clear()
+            sizes = entity_report_sizes(
+                obs.observers, step, obs.entities, ent.transmissions, parts=self._part_sizes
+            )
             traffic = _traffic(ent, sizes.__getitem__, itn, lambda i: self._intent_sizes[intents[i].sender])
             self._dispatch(step, ent.received, obs.entities, itn.received, intents)
         self._release(step)
@@ -202,6 +207,9 @@ class CommProtocol:
     @property
     def traffic(self) -> CommStats:
         return self._stats
+
+
+_PART_SIZES_KEPT = 4096  # distinct entity contents remembered across steps (then forgotten at once)
 
 
 def _traffic(

@@ -73,6 +73,25 @@ def test_batched_report_sizes_match_the_encoding_when_units_repeat():
     assert expected[1] == expected[0] + 1
 
 
+def test_report_sizes_with_a_cache_kept_across_steps_match_the_encoding():
+    # The protocol keeps the parts' cache from step to step: a later step, other senders and
+    # hops, and units that moved, changed action or became -0.0 must still size as encoded.
+    parts: dict = {}
+    base = make_entity(4, 0.0, 3.25, health=0.5)
+    steps = [
+        [base, make_entity(5, 1.5, 3.25)],
+        [base, replace(base, x=-0.0), replace(base, last_action=7), make_entity(5, 1.5, 3.25)],
+    ]
+    for step, (entities, senders) in enumerate(zip(steps, ([0, 1], [2, 13, 2, 0]), strict=True)):
+        sizes = entity_report_sizes(senders, 9 + 991 * step, entities, range(len(entities)), 2, parts=parts)
+        expected = [
+            EntityReport.from_entity(s, 9 + 991 * step, e, 2).nbytes
+            for s, e in zip(senders, entities, strict=True)
+        ]
+        assert [sizes[i] for i in range(len(entities))] == expected
+    assert len(parts) == 4  # base, its -0.0 copy, its new action, unit 5: each sized once
+
+
 def test_intent_round_trip():
     intent = Intent(1, 5, "focus fire on Enemy #2", None)
     assert decode_message(intent.to_json()) == intent

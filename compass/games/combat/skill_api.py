@@ -211,13 +211,14 @@ def make_api(view: AgentView, rng: random.Random) -> dict[str, object]:
         """A safe action: attack the nearest enemy in range, else close in on the nearest known one, else stop."""
         return default_action(view)
 
-    bound: dict[str, object] = {"parse_obs": parse_obs, "default_action": default}
-    plain: dict[str, object] = {
+    # In EXPORTS order (a test checks the names); one dict display, built per skill call.
+    return {
+        "parse_obs": parse_obs,
         "attack": attack,
         "heal": heal,
         "move": move,
         "find_path": find_path,
+        "default_action": default,
         "NOOP": NOOP,
         "STOP": STOP,
     }
-    return {name: bound[name] if name in bound else plain[name] for name in EXPORTS}

@@ -52,9 +52,12 @@ class _Compiled:
     step: object
     type_params: dict[str, np.ndarray]
     step_len: np.ndarray  # distance travelled per env step, by unit type
-    #: (key, state, native ally actions) -> (next key, state, reward, host fields): one dispatch
-    #: and one device transfer per step (see :func:`_host_fields`)
+    #: (key, state, native ally actions) -> (next key, state, reward, host fields), not jitted:
+    #: the body of ``packed_step`` and, vmapped, of ``batched_step``
     fused_step: object = None
+    #: jitted ``fused_step`` with reward and host fields in one float32 array (:func:`_pack`):
+    #: one dispatch and one device transfer per step
+    packed_step: object = None
     host_fields: object = None  # jitted _host_fields, for reset and the two-team step
     _two_team: tuple | None = None
     _batched: object = None
@@ -67,7 +70,7 @@ class _Compiled:
         if self._batched is None:
             import jax
 
-            step = jax.vmap(self.fused_step.__wrapped__)
+            step = jax.vmap(self.fused_step)
 
             def batched(keys, states, actions, live):
                 new_keys, new_states, rewards, host = step(keys, states, actions)
@@ -125,13 +128,18 @@ def _compiled(n_allies: int, n_enemies: int) -> _Compiled:
         _, state, rewards, _, _ = env.step_env(step_key, state, native)
         return key, state, rewards["ally_0"], _host_fields(state.state)
 
+    def packed_step(key, state, actions):
+        key, state, reward, host = fused_step(key, state, actions)
+        return key, state, _pack(reward, host)
+
     return _Compiled(
         env,
         jax.jit(env.reset),
         jax.jit(env.step_env),
         params,
         step_len,
-        jax.jit(fused_step),
+        fused_step,
+        jax.jit(packed_step),
         jax.jit(_host_fields),
     )
 
@@ -151,6 +159,30 @@ def _host_fields(st) -> tuple:
         ]
     )
     return floats, ints
+
+
+def _pack(reward, host):
+    """Inside jit: the reward and :func:`_host_fields` as one float32 array (floats, the ints'
+    bits, the reward), so the host fetches one array (each array fetched costs ~10 us more).
+    The ints travel bitcast, not converted: :func:`_unpack` gives back the same values."""
+    import jax
+    import jax.numpy as jnp
+
+    floats, ints = host
+    return jnp.concatenate(
+        [
+            floats,
+            jax.lax.bitcast_convert_type(ints, jnp.float32),
+            jnp.reshape(reward, (1,)).astype(jnp.float32),
+        ]
+    )
+
+
+def _unpack(packed: np.ndarray, n_units: int) -> tuple:
+    """:func:`_pack`'s array on the host -> ``(reward, (floats, ints))`` as ``jax.device_get`` gives them."""
+    n_floats = 4 * n_units  # positions (2 per unit), health, cooldown
+    floats, ints = packed[:n_floats], packed[n_floats:-1].view(np.int32)
+    return packed[-1], (floats, ints)
 
 
 def epo_native(xp, obs, avail, observed, own_alive, enemy_alive, n_allies: int, n_enemies: int, feat: int):
@@ -177,9 +209,9 @@ def _attack_targets(prev_attack: np.ndarray, n_allies: int) -> np.ndarray:
     """Unit attacked by each unit in SMAX's last step (its decoding: enemies index allies in reverse)."""
     n = len(prev_attack)
     out = np.full(n, -1, dtype=np.int64)
-    for u, a in enumerate(prev_attack):
+    for u, a in enumerate(prev_attack.tolist()):
         if a >= _SMAX_ATTACK_OFFSET:
-            k = int(a) - _SMAX_ATTACK_OFFSET
+            k = a - _SMAX_ATTACK_OFFSET
             out[u] = n_allies + k if u < n_allies else n_allies - 1 - k
     return out
 
@@ -209,6 +241,11 @@ class Snapshot:
 
     def type_name(self, u: int) -> str:
         return SMAX_UNIT_TYPES[int(self.types[u])]
+
+    @property
+    def names(self) -> list[str]:
+        """Every unit's type name, allies first (``type_name`` of each)."""
+        return [SMAX_UNIT_TYPES[t] for t in self.types.tolist()]
 
 
 class SmaxEnv(InLanes):
@@ -317,8 +354,8 @@ class SmaxEnv(InLanes):
             raise ValueError("enemy_actions are given exactly when the env was made with enemy='external'")
         if enemy_actions is None:
             _, native = self.step_begin(actions)
-            self._key, self._state, reward, host = self._c.fused_step(self._key, self._state, native)
-            return self.step_end(jax.device_get((reward, host)))
+            self._key, self._state, packed = self._c.packed_step(self._key, self._state, native)
+            return self.step_end(_unpack(np.asarray(packed), self.n_agents + self.n_enemies))
         self._check(actions)
         native = {f"ally_{i}": self._to_smax(i, int(a)) for i, a in enumerate(actions)}
         self._key, step_key = jax.random.split(self._key)
@@ -384,9 +421,10 @@ class SmaxEnv(InLanes):
         self._prev_alive = self.snap.alive.copy()
         self._prev_snap = self.snap
         self._snapshot(host)
-        s = self.snap
-        allies_alive = bool(s.alive[: self.n_agents].any())
-        enemies_alive = bool(s.alive[self.n_agents :].any())
+        s, n = self.snap, self.n_agents
+        alive = s.alive.tolist()  # counted in Python: numpy's reductions cost more on 10 units
+        n_allies_alive, n_enemies_alive = sum(alive[:n]), sum(alive[n:])
+        allies_alive, enemies_alive = n_allies_alive > 0, n_enemies_alive > 0
         if not enemies_alive and allies_alive:
             outcome = "win"
         elif not allies_alive or not enemies_alive:
@@ -397,8 +435,8 @@ class SmaxEnv(InLanes):
             outcome = "running"
         reward = float(reward)
         info = {
-            "dead_allies": int((~s.alive[: self.n_agents]).sum()),
-            "dead_enemies": int((~s.alive[self.n_agents :]).sum()),
+            "dead_allies": n - n_allies_alive,
+            "dead_enemies": self.n_enemies - n_enemies_alive,
             "battle_won": outcome == "win",
         }
         events = kill_events(self._prev_snap, s)
@@ -494,12 +532,6 @@ class SmaxEnv(InLanes):
                 self._observed[j] = self._rng.random(self.n_agents) < self.prob_obs_enemy
                 self._observed[j, seers[int(self._rng.integers(len(seers)))]] = True
 
-    def _own(self, i: int) -> OwnUnit:
-        return _own_unit(self.snap, i, int(self._last_actions[i]))
-
-    def _obs(self, i: int) -> CombatObs:
-        return CombatObs(shield=0.0, weapon_cooldown=float(self.snap.cooldown[i]))
-
     def visible_entities(self, i: int) -> tuple[Entity, ...]:
         """Entities agent ``i`` sees itself this step."""
         return entities_seen_by(self.snap, i, self.n_agents, self._observed, self._last_actions)
@@ -512,6 +544,8 @@ class SmaxEnv(InLanes):
         avail = _avail_all(s, n, self.n_enemies, self._c.step_len, self._epo_active)
         prev = self._prev_alive
         died = prev is not None and bool((prev & ~s.alive).any())
+        own = _own_units(s, n, self._last_actions)
+        cooldown = s.cooldown[:n].tolist()
         views = []
         for i in range(n):
             deaths = deaths_seen_by(s, prev, i, n, self._observed) if died else ()
@@ -520,8 +554,8 @@ class SmaxEnv(InLanes):
                     i,
                     self.t,
                     s,
-                    self._own(i),
-                    self._obs(i),
+                    own[i],
+                    CombatObs(shield=0.0, weapon_cooldown=cooldown[i]),
                     seen[i],
                     avail[i],
                     render_combat_text,
@@ -640,6 +674,26 @@ def _own_unit(s: Snapshot, i: int, last_action: int) -> OwnUnit:
     )
 
 
+def _own_units(s: Snapshot, n: int, last_actions: np.ndarray) -> list[OwnUnit]:
+    """:func:`_own_unit` for units ``0..n-1`` (the snapshot's fields read as lists once: the same floats)."""
+    xy, health, alive = s.pos[:n].tolist(), s.health[:n].tolist(), s.alive[:n].tolist()
+    sight, attack, last = s.sight[:n].tolist(), s.attack[:n].tolist(), last_actions[:n].tolist()
+    names = [SMAX_UNIT_TYPES[t] for t in s.types[:n].tolist()]
+    return [
+        OwnUnit(
+            names[i],
+            xy[i][0],
+            xy[i][1],
+            health[i] if alive[i] else 0.0,
+            sight[i],
+            attack[i],
+            last[i],
+            *s.map_size,
+        )
+        for i in range(n)
+    ]
+
+
 def _avail(
     s: Snapshot, i: int, n_own: int, n_other: int, step_lens: np.ndarray, epo: bool
 ) -> tuple[int, ...]:
@@ -655,17 +709,19 @@ def _avail_all(
     The same float64 operations as one unit at a time (a move's end point in plain floats; an
     enemy's distance by ``np.linalg.norm`` over its offset), so the same actions.
     """
-    units = list(range(n_own)) if units is None else units
-    idx = np.asarray(units, dtype=np.int64)
+    # Slices where they do (the whole team, the other team): the same elements as index arrays, cheaper.
+    idx = slice(0, n_own) if units is None else np.asarray(units, dtype=np.int64)
+    n_units = n_own if units is None else len(units)
     w, h = s.map_size
     step_len = step_lens[s.types[idx]].tolist()
     xs, ys = s.pos[idx, 0].tolist(), s.pos[idx, 1].tolist()
-    enemies = np.arange(n_own, n_own + n_other)
-    dist = np.linalg.norm(s.pos[enemies][None, :, :] - s.pos[idx][:, None, :], axis=2)
+    enemies = slice(n_own, n_own + n_other)
+    delta = s.pos[enemies][None, :, :] - s.pos[idx][:, None, :]
+    dist = np.sqrt(np.add.reduce(delta * delta, axis=2))  # np.linalg.norm(delta, axis=2), as it computes it
     attack = s.alive[enemies][None, :] & (epo | (dist < s.attack[idx][:, None]))
     attack_l, alive = attack.tolist(), s.alive[idx].tolist()
     out = []
-    for r in range(len(units)):
+    for r in range(n_units):
         if not alive[r]:
             out.append((0,))
             continue
@@ -677,5 +733,5 @@ def _avail_all(
             if 0.5 <= nx <= w - 0.5 and 0.5 <= ny <= h - 0.5:
                 avail.append(a)
         avail += [ATTACK_OFFSET + j for j, ok in enumerate(attack_l[r]) if ok]
-        out.append(tuple(sorted(avail)))
+        out.append(tuple(avail))  # ascending already: stop, the moves (2-5, in _DIR_VEC's order), attacks
     return out

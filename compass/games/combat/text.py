@@ -6,10 +6,12 @@ live together so that ``parse(render(view))`` recovers exactly what a skill need
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass
 
 from compass.core.types import AgentView, Entity, OwnUnit
+from compass.util.rounding import round1, round2, round3
 
 # SMACv2 action vocabulary shared by every combat adapter.
 NOOP, STOP, MOVE_NORTH, MOVE_SOUTH, MOVE_EAST, MOVE_WEST = 0, 1, 2, 3, 4, 5
@@ -17,6 +19,7 @@ ATTACK_OFFSET = 6
 DIRECTIONS = {"north": MOVE_NORTH, "south": MOVE_SOUTH, "east": MOVE_EAST, "west": MOVE_WEST}
 DIRECTION_VECTORS = {MOVE_NORTH: (0, 1), MOVE_SOUTH: (0, -1), MOVE_EAST: (1, 0), MOVE_WEST: (-1, 0)}
 MELEE_TYPES = frozenset({"zealot", "zergling", "baneling"})
+_ID = operator.attrgetter("id")  # sort key of units by id (the text and parse_obs data list them so)
 
 
 def action_name(action: int) -> str:
@@ -84,13 +87,19 @@ def render_combat_text(view: AgentView) -> str:
     avail = set(view.avail_actions)
     for name, idx in DIRECTIONS.items():
         lines.append(f"Can move {name.capitalize()}: {'yes' if idx in avail else 'no'}")
-    for e in sorted(view.enemies, key=lambda e: e.id):
+    enemies, allies = [], []
+    for e in view.entities:  # view.enemies and view.allies in one pass
+        if e.team == "enemy":
+            enemies.append(e)
+        elif e.team == "ally":
+            allies.append(e)
+    for e in sorted(enemies, key=_ID):
         lines.append(
             f"Enemy #{e.id}: {e.unit_type}, relative position ({e.rel_x:+.3f}, {e.rel_y:+.3f}), "
             f"distance {e.distance:.3f}, health {e.health:.2f}, shield {e.shield:.2f}, "
             f"can attack: {'yes' if e.can_attack else 'no'}{_relay_suffix(e)}"
         )
-    for a in sorted(view.allies, key=lambda e: e.id):
+    for a in sorted(allies, key=_ID):
         lines.append(
             f"Ally #{a.id}: {a.unit_type}, relative position ({a.rel_x:+.3f}, {a.rel_y:+.3f}), "
             f"distance {a.distance:.3f}, health {a.health:.2f}, shield {a.shield:.2f}, "
@@ -165,13 +174,34 @@ class Unit:
         return f"{type(self).__name__}(id={self.id}, {self.unit_type}, d={self.distance:.2f}, hp={self.health:.2f})"
 
 
+_unit_init = Unit.__init__
+
+
 class EnemyUnit(Unit):
     """An enemy; only enemies have ``can_attack`` (the paper's skills test ``hasattr(unit, 'can_attack')``)."""
 
     __slots__ = ("can_attack",)
 
-    def __init__(self, *args, can_attack: bool = False, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(
+        self,
+        id: int,
+        unit_type: str,
+        position: tuple[float, float],
+        distance: float,
+        health: float,
+        shield: float,
+        last_action: int = 0,
+        visible: bool = True,
+        source: int | None = None,
+        hops: int = 0,
+        age: int = 0,
+        *,
+        can_attack: bool = False,
+    ) -> None:
+        # Unit's parameters spelled out, not forwarded as *args/**kwargs: built per enemy per agent per step.
+        _unit_init(
+            self, id, unit_type, position, distance, health, shield, last_action, visible, source, hops, age
+        )
         self.can_attack = can_attack
 
 
@@ -218,24 +248,30 @@ def obs_data_from_view(view: AgentView) -> ObsData:
     d.available_actions = sorted(view.avail_actions)
     if not view.alive:
         return d  # the text of a dead unit says only that (and its available actions)
-    d.own_position = (round(own.x / own.map_width, 3), round(own.y / own.map_height, 3))
+    d.own_position = (round3(own.x / own.map_width), round3(own.y / own.map_height))
     d.map_size = (float(own.map_width), float(own.map_height))
     cobs = view.obs if isinstance(view.obs, CombatObs) else _NO_COMBAT_OBS
-    d.own_health, d.own_shield = round(own.health, 2), round(cobs.shield, 2)
-    d.own_weapon_cooldown = round(cobs.weapon_cooldown, 2)
-    d.own_sight_range, d.own_shoot_range = round(own.sight_range, 1), round(own.attack_range, 1)
+    d.own_health, d.own_shield = round2(own.health), round2(cobs.shield)
+    d.own_weapon_cooldown = round2(cobs.weapon_cooldown)
+    d.own_sight_range, d.own_shoot_range = round1(own.sight_range), round1(own.attack_range)
     d.last_action = own.last_action
     avail = set(view.avail_actions)
     d.can_move = {name: idx in avail for name, idx in DIRECTIONS.items()}
-    for e in sorted(view.enemies, key=lambda e: e.id):
+    enemies, allies = [], []
+    for e in view.entities:  # view.enemies and view.allies in one pass
+        if e.team == "enemy":
+            enemies.append(e)
+        elif e.team == "ally":
+            allies.append(e)
+    for e in sorted(enemies, key=_ID):
         d.enemies.append(
             EnemyUnit(
                 e.id,
                 e.unit_type,
-                (round(e.rel_x, 3), round(e.rel_y, 3)),
-                round(e.distance, 3),
-                round(e.health, 2),
-                round(e.shield, 2),
+                (round3(e.rel_x), round3(e.rel_y)),
+                round3(e.distance),
+                round2(e.health),
+                round2(e.shield),
                 0,
                 e.visible,
                 e.source if not e.visible else None,
@@ -244,15 +280,15 @@ def obs_data_from_view(view: AgentView) -> ObsData:
                 can_attack=e.can_attack,
             )
         )
-    for a in sorted(view.allies, key=lambda e: e.id):
+    for a in sorted(allies, key=_ID):
         d.allies.append(
             AllyUnit(
                 a.id,
                 a.unit_type,
-                (round(a.rel_x, 3), round(a.rel_y, 3)),
-                round(a.distance, 3),
-                round(a.health, 2),
-                round(a.shield, 2),
+                (round3(a.rel_x), round3(a.rel_y)),
+                round3(a.distance),
+                round2(a.health),
+                round2(a.shield),
                 a.last_action,
                 a.visible,
                 a.source if not a.visible else None,

@@ -19,6 +19,7 @@ class UnitSnapshot(Protocol):
     health: np.ndarray
     sight: np.ndarray
     attack: np.ndarray
+    names: Sequence[str]  # type_name of every unit, allies first
 
     def type_name(self, u: int) -> str: ...
 
@@ -56,7 +57,8 @@ def entities_seen(
     the same numbers), then plain-Python entities for the units in sight only.
     """
     agents = list(agents)
-    live = [i for i in agents if snap.alive[i]]
+    alive = np.asarray(snap.alive).tolist()
+    live = [i for i in agents if alive[i]]
     if not live:
         return [() for _ in agents]
     idx = np.asarray(live)
@@ -79,7 +81,7 @@ def entities_seen(
     shields = getattr(snap, "shield", None)
     shield_l = [float(v) for v in shields] if shields is not None else [0.0] * n
     last = [int(a) for a in last_actions]
-    names = [snap.type_name(u) for u in range(n)]
+    names = snap.names
     shoots = dict(zip(agents, can_shoot if can_shoot is not None else [True] * len(agents), strict=True))
     rows = {}
     for r, i in enumerate(live):
@@ -174,8 +176,6 @@ def combat_agent_view(
     extra: dict,
 ) -> AgentView:
     """A combat AgentView whose text comes from ``text_fn`` and whose frame is the ego render of ``snap``."""
-    from compass.games.combat.render import render_ego
-
     view = AgentView(
         agent_id=agent_id,
         family="combat",
@@ -189,5 +189,12 @@ def combat_agent_view(
         extra=extra,
         text_fn=text_fn,
     )
-    view.render = lambda v: render_ego(snap, v)
+    view.render = lambda v: _render_ego(snap, v)
     return view
+
+
+def _render_ego(snap: UnitSnapshot, view: AgentView) -> np.ndarray:
+    # Imported on first render, not per view built (render pulls in the drawing code).
+    from compass.games.combat.render import render_ego
+
+    return render_ego(snap, view)
