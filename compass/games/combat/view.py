@@ -92,39 +92,25 @@ def entities_seen(
             if not seen[u]:
                 continue
             if u >= n_agents:
-                ents.append(
-                    new_entity(
-                        u - n_agents,
-                        "enemy",
-                        names[u],
-                        xs[u],
-                        ys[u],
-                        dx[u],
-                        dy[u],
-                        dn[u],
-                        health[u],
-                        shield_l[u],
-                        shooter and rng[u],
-                        0,
-                    )
-                )
+                uid, team, can_attack, last_action = u - n_agents, "enemy", shooter and rng[u], 0
             else:
-                ents.append(
-                    new_entity(
-                        u,
-                        "ally",
-                        names[u],
-                        xs[u],
-                        ys[u],
-                        dx[u],
-                        dy[u],
-                        dn[u],
-                        health[u],
-                        shield_l[u],
-                        False,
-                        last[u],
-                    )
+                uid, team, can_attack, last_action = u, "ally", False, last[u]
+            ents.append(
+                new_entity(
+                    uid,
+                    team,
+                    names[u],
+                    xs[u],
+                    ys[u],
+                    dx[u],
+                    dy[u],
+                    dn[u],
+                    health[u],
+                    shield_l[u],
+                    can_attack,
+                    last_action,
                 )
+            )
         rows[i] = tuple(ents)
     return [rows.get(i, ()) for i in agents]
 
