@@ -538,31 +538,16 @@ class SmaxEnv(InLanes):
 
     def views(self) -> list[AgentView]:
         """One AgentView per ally for the current step."""
-        s, n = self.snap, self.n_agents
-        # Every ally's entities and actions in one set of array operations (see entities_seen).
-        seen = entities_seen(s, range(n), n, self._observed, self._last_actions)
-        avail = _avail_all(s, n, self.n_enemies, self._c.step_len, self._epo_active)
-        prev = self._prev_alive
-        died = prev is not None and bool((prev & ~s.alive).any())
-        own = _own_units(s, n, self._last_actions)
-        cooldown = s.cooldown[:n].tolist()
-        views = []
-        for i in range(n):
-            deaths = deaths_seen_by(s, prev, i, n, self._observed) if died else ()
-            views.append(
-                combat_agent_view(
-                    i,
-                    self.t,
-                    s,
-                    own[i],
-                    CombatObs(shield=0.0, weapon_cooldown=cooldown[i]),
-                    seen[i],
-                    avail[i],
-                    render_combat_text,
-                    {"deaths_seen": deaths} if deaths else {},
-                )
-            )
-        return views
+        return _team_views(
+            self.t,
+            self.snap,
+            self._prev_alive,
+            self.n_enemies,
+            self._observed,
+            self._last_actions,
+            self._c.step_len,
+            self._epo_active,
+        )
 
     # --- the enemy team, when it is controlled from outside (enemy="external") --------------------
 
@@ -588,24 +573,9 @@ class SmaxEnv(InLanes):
         are its enemies ``j``), with full observability: EPO applies to our team only."""
         m, prev = self._mirrored()
         observed = np.ones((self.n_agents, self.n_enemies), dtype=bool)
-        last = self._enemy_last_actions
-        views = []
-        for j in range(self.n_enemies):
-            deaths = deaths_seen_by(m, prev, j, self.n_enemies, observed)
-            views.append(
-                combat_agent_view(
-                    j,
-                    self.t,
-                    m,
-                    _own_unit(m, j, int(last[j])),
-                    CombatObs(shield=0.0, weapon_cooldown=float(m.cooldown[j])),
-                    entities_seen_by(m, j, self.n_enemies, observed, last),
-                    _avail(m, j, self.n_enemies, self.n_agents, self._c.step_len, False),
-                    render_combat_text,
-                    {"deaths_seen": deaths} if deaths else {},
-                )
-            )
-        return views
+        return _team_views(
+            self.t, m, prev, self.n_agents, observed, self._enemy_last_actions, self._c.step_len, False
+        )
 
     def native_obs(self, team: int) -> tuple[np.ndarray, np.ndarray]:
         """SMAX's own observation vectors and native action masks of one team (0 ours, 1 the enemy):
@@ -661,24 +631,49 @@ class SmaxEnv(InLanes):
         return render_global(self.snap, step=self.t)
 
 
-def _own_unit(s: Snapshot, i: int, last_action: int) -> OwnUnit:
-    return OwnUnit(
-        s.type_name(i),
-        float(s.pos[i, 0]),
-        float(s.pos[i, 1]),
-        float(s.health[i]) if s.alive[i] else 0.0,
-        float(s.sight[i]),
-        float(s.attack[i]),
-        last_action,
-        *s.map_size,
-    )
+def _team_views(
+    t: int,
+    s: Snapshot,
+    prev_alive: np.ndarray | None,
+    n_other: int,
+    observed: np.ndarray,
+    last_actions: np.ndarray,
+    step_lens: np.ndarray,
+    epo: bool,
+) -> list[AgentView]:
+    """One AgentView per unit of the team listed first in ``s`` (``s.n_allies`` units; the
+    enemy team's views use the mirrored snapshot): every unit's entities and actions in one set
+    of array operations (:func:`entities_seen`, :func:`_avail_all`)."""
+    n = s.n_allies
+    seen = entities_seen(s, range(n), n, observed, last_actions)
+    avail = _avail_all(s, n, n_other, step_lens, epo)
+    died = prev_alive is not None and bool((prev_alive & ~s.alive).any())
+    own = _own_units(s, n, last_actions)
+    cooldown = s.cooldown[:n].tolist()
+    views = []
+    for i in range(n):
+        deaths = deaths_seen_by(s, prev_alive, i, n, observed) if died else ()
+        views.append(
+            combat_agent_view(
+                i,
+                t,
+                s,
+                own[i],
+                CombatObs(shield=0.0, weapon_cooldown=cooldown[i]),
+                seen[i],
+                avail[i],
+                render_combat_text,
+                {"deaths_seen": deaths} if deaths else {},
+            )
+        )
+    return views
 
 
 def _own_units(s: Snapshot, n: int, last_actions: np.ndarray) -> list[OwnUnit]:
-    """:func:`_own_unit` for units ``0..n-1`` (the snapshot's fields read as lists once: the same floats)."""
+    """Units ``0..n-1`` of ``s`` as OwnUnits (health 0 once dead; the snapshot's fields read as lists once)."""
     xy, health, alive = s.pos[:n].tolist(), s.health[:n].tolist(), s.alive[:n].tolist()
     sight, attack, last = s.sight[:n].tolist(), s.attack[:n].tolist(), last_actions[:n].tolist()
-    names = [SMAX_UNIT_TYPES[t] for t in s.types[:n].tolist()]
+    names = s.names[:n]
     return [
         OwnUnit(
             names[i],

@@ -19,7 +19,21 @@ ATTACK_OFFSET = 6
 DIRECTIONS = {"north": MOVE_NORTH, "south": MOVE_SOUTH, "east": MOVE_EAST, "west": MOVE_WEST}
 DIRECTION_VECTORS = {MOVE_NORTH: (0, 1), MOVE_SOUTH: (0, -1), MOVE_EAST: (1, 0), MOVE_WEST: (-1, 0)}
 MELEE_TYPES = frozenset({"zealot", "zergling", "baneling"})
-_ID = operator.attrgetter("id")  # sort key of units by id (the text and parse_obs data list them so)
+_ID = operator.attrgetter("id")
+
+
+def _teams_by_id(view: AgentView) -> tuple[list[Entity], list[Entity]]:
+    """``view.enemies`` and ``view.allies``, each sorted by id (the text and ``parse_obs`` data
+    list units so), from one pass over the entities."""
+    enemies, allies = [], []
+    for e in view.entities:
+        if e.team == "enemy":
+            enemies.append(e)
+        elif e.team == "ally":
+            allies.append(e)
+    enemies.sort(key=_ID)
+    allies.sort(key=_ID)
+    return enemies, allies
 
 
 def action_name(action: int) -> str:
@@ -87,19 +101,14 @@ def render_combat_text(view: AgentView) -> str:
     avail = set(view.avail_actions)
     for name, idx in DIRECTIONS.items():
         lines.append(f"Can move {name.capitalize()}: {'yes' if idx in avail else 'no'}")
-    enemies, allies = [], []
-    for e in view.entities:  # view.enemies and view.allies in one pass
-        if e.team == "enemy":
-            enemies.append(e)
-        elif e.team == "ally":
-            allies.append(e)
-    for e in sorted(enemies, key=_ID):
+    enemies, allies = _teams_by_id(view)
+    for e in enemies:
         lines.append(
             f"Enemy #{e.id}: {e.unit_type}, relative position ({e.rel_x:+.3f}, {e.rel_y:+.3f}), "
             f"distance {e.distance:.3f}, health {e.health:.2f}, shield {e.shield:.2f}, "
             f"can attack: {'yes' if e.can_attack else 'no'}{_relay_suffix(e)}"
         )
-    for a in sorted(allies, key=_ID):
+    for a in allies:
         lines.append(
             f"Ally #{a.id}: {a.unit_type}, relative position ({a.rel_x:+.3f}, {a.rel_y:+.3f}), "
             f"distance {a.distance:.3f}, health {a.health:.2f}, shield {a.shield:.2f}, "
@@ -257,13 +266,8 @@ def obs_data_from_view(view: AgentView) -> ObsData:
     d.last_action = own.last_action
     avail = set(view.avail_actions)
     d.can_move = {name: idx in avail for name, idx in DIRECTIONS.items()}
-    enemies, allies = [], []
-    for e in view.entities:  # view.enemies and view.allies in one pass
-        if e.team == "enemy":
-            enemies.append(e)
-        elif e.team == "ally":
-            allies.append(e)
-    for e in sorted(enemies, key=_ID):
+    enemies, allies = _teams_by_id(view)
+    for e in enemies:
         d.enemies.append(
             EnemyUnit(
                 e.id,
@@ -280,7 +284,7 @@ def obs_data_from_view(view: AgentView) -> ObsData:
                 can_attack=e.can_attack,
             )
         )
-    for a in sorted(allies, key=_ID):
+    for a in allies:
         d.allies.append(
             AllyUnit(
                 a.id,
