@@ -164,6 +164,12 @@ class AlemMemory:
         b = int(self.blocks[self.level, y, x])
         return unknown if b < 0 else b in WALKABLE_IDS
 
+    def walkable_mask(self, unknown: bool = True) -> np.ndarray:
+        """:meth:`walkable` for every tile of the current level at once, as a ``[y, x]`` bool array."""
+        blocks = self.blocks[self.level]
+        mask = isin_ids(blocks, WALKABLE_IDS)
+        return mask | (blocks < 0) if unknown else mask
+
     def known(self, names: str | tuple[str, ...] | list[str]) -> list[tuple[int, int]]:
         """All remembered ``(x, y)`` tiles of the given block name(s) on the current level."""
         ids = [BLOCK_ID[n] for n in ([names] if isinstance(names, str) else names) if n in BLOCK_ID]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections import deque
 
-from compass.games.alem.names import BLOCK_NAMES, DIRECTION_ACTIONS, DO, MAP_SIZE, MOVES, NOOP, WALKABLE_IDS
+from compass.games.alem.names import BLOCK_NAMES, DIRECTION_ACTIONS, DO, MAP_SIZE, MOVES, NOOP
 from compass.games.alem.obs import ObsData
 from compass.games.alem.skill_api.actions import move
 from compass.games.alem.skill_api.knowledge import (
@@ -32,7 +32,7 @@ from compass.games.alem.skill_api.knowledge import (
     teammate_ahead,
     walkable,
 )
-from compass.util.grids import isin_ids, pad2d
+from compass.util.grids import pad2d
 
 
 def _bfs(d: ObsData, goals: set[Point], avoid: set[Point], limit: int) -> int | None:
@@ -46,11 +46,11 @@ def _bfs(d: ObsData, goals: set[Point], avoid: set[Point], limit: int) -> int | 
     y0, y1 = max(0, min(ys) - limit), min(MAP_SIZE - 1, max(ys) + limit)
     mem = d.memory
     if mem is not None:
-        # mem.walkable(x, y) for every tile at once (unseen tiles count as walkable), read as
-        # lists: a BFS asks for hundreds of tiles, each a numpy scalar read through the method.
-        blocks = mem.blocks[mem.level]
-        h, w = blocks.shape
-        walk = (isin_ids(blocks, WALKABLE_IDS) | (blocks < 0)).tolist()
+        # mem.walkable(x, y) for every tile at once, read as lists: a BFS asks for hundreds of
+        # tiles, each a numpy scalar read through the method.
+        mask = mem.walkable_mask()
+        h, w = mask.shape
+        walk = mask.tolist()
     first: dict[Point, int] = {start: -1}
     frontier = deque([start])
     while frontier:

@@ -18,7 +18,6 @@ from compass.games.alem.names import (
     NOOP,
     PLACE_ACTIONS,
     SLEEP,
-    WALKABLE_IDS,
 )
 from compass.games.alem.obs import ObsData
 from compass.games.alem.skill_api.actions import move
@@ -44,7 +43,7 @@ from compass.games.alem.skill_api.tactics import (
     enclosed,
     sleep_spot,
 )
-from compass.util.grids import isin_ids, pad2d
+from compass.util.grids import pad2d
 
 DAY_LENGTH = 300  # ALEM's day: light 0.8 at step 0 of a day, darkest at 210, bright again by ~290
 
@@ -267,8 +266,9 @@ def team_room(
     h, w = blocks.shape
     pad = 4
     stone = pad2d(blocks == _STONE_ID, pad)
-    solid = pad2d((blocks >= 0) & ~isin_ids(blocks, WALKABLE_IDS), pad, True)
-    ground = pad2d(isin_ids(blocks, WALKABLE_IDS), pad)
+    free = mem.walkable_mask(unknown=False)
+    solid = pad2d((blocks >= 0) & ~free, pad, True)
+    ground = pad2d(free, pad)
     solo = pad2d(mem.coord[mem.level] == 0, pad, True)
     dig = (stone | ground) & solo
 
@@ -451,9 +451,9 @@ def ring_room(d: ObsData, anchor: Point | None = None, radius: int = 8) -> RingR
     blocks = mem.blocks[mem.level]
     h, w = blocks.shape
     pad = 3
-    known = blocks >= 0
-    ground = np.pad(known & np.isin(blocks, list(WALKABLE_IDS)) & (mem.coord[mem.level] == 0), pad)
-    solid = np.pad(known & ~np.isin(blocks, list(WALKABLE_IDS)), pad, constant_values=True)
+    free = mem.walkable_mask(unknown=False)
+    ground = pad2d(free & (mem.coord[mem.level] == 0), pad)
+    solid = pad2d((blocks >= 0) & ~free, pad, True)
     wall_ok = ground | solid
 
     def at(mask, dx, dy):  # [y, x] reads the tile at (x + dx, y + dy); (x, y) is c1
@@ -556,7 +556,7 @@ def ring_room_step(
             return None  # sealed without this agent (or never built): its own shelter instead
         return path_to(d, slot, adjacent=False) or NOOP
     todo = [r for r in ring if walkable(d, r, unknown=False)]
-    if d.inventory.get("stone", 0) < len(todo) + 1:
+    if d.inventory.get("stone", 0) < ring_room_stones(d, room=room):
         # Short of stone: mine some near the room while there is time, else a tunnel of its own.
         walls = set(ring) | {door}
         spot = nearest(d, "stone", solo=True, avoid=walls) if d.inventory.get("pickaxe", 0) >= 1 else None

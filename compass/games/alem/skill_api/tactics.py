@@ -3,7 +3,7 @@ and sealing it with stone before sleeping (uses the agent's memory of the map)."
 
 from __future__ import annotations
 
-from compass.games.alem.names import DO, MAP_SIZE, NOOP, PLACE_ACTIONS, SLEEP, WALKABLE_IDS
+from compass.games.alem.names import DO, MAP_SIZE, NOOP, PLACE_ACTIONS, SLEEP
 from compass.games.alem.obs import ObsData
 from compass.games.alem.skill_api.actions import move
 from compass.games.alem.skill_api.knowledge import (
@@ -21,9 +21,8 @@ from compass.games.alem.skill_api.knowledge import (
     walkable,
 )
 from compass.games.alem.skill_api.paths import path_to
-from compass.util.grids import isin_ids, pad2d
+from compass.util.grids import pad2d
 
-_WALKABLE_IDS = WALKABLE_IDS
 _STONE_ID = 4  # BlockType.STONE
 
 
@@ -75,8 +74,9 @@ def dig_spot(d: ObsData, radius: int = 25) -> tuple[Point, Point, Point] | None:
     blocks = mem.blocks[mem.level]
     h, w = blocks.shape
     stone = pad2d(blocks == _STONE_ID, 3)
-    solid = pad2d((blocks >= 0) & ~isin_ids(blocks, _WALKABLE_IDS), 3, True)
-    ground = pad2d(isin_ids(blocks, _WALKABLE_IDS), 3)
+    free = mem.walkable_mask(unknown=False)
+    solid = pad2d((blocks >= 0) & ~free, 3, True)
+    ground = pad2d(free, 3)
     # A coordination tile cannot be mined alone (a hard sync needs 2-3 agents at once): not a tunnel.
     solo = pad2d(mem.coord[mem.level] == 0, 3, True)
     dig = (stone | ground) & solo
@@ -125,7 +125,7 @@ def sleep_spot(d: ObsData, radius: int = 12) -> tuple[Point, Point, Point] | Non
     import numpy as np
 
     blocks = mem.blocks[mem.level]
-    known = isin_ids(blocks, _WALKABLE_IDS)
+    known = mem.walkable_mask(unknown=False)
     walk = known | (blocks < 0)  # unseen tiles may be open
     pad = pad2d(walk, 1)
     nbrs = pad[:-2, 1:-1].astype(int) + pad[2:, 1:-1] + pad[1:-1, :-2] + pad[1:-1, 2:]
