@@ -10,13 +10,10 @@ multi-gigabyte heap, without the heap).
 from __future__ import annotations
 
 import gc
-import json
 import time
-from dataclasses import replace
 
 import pytest
 
-from compass.core.family import get_family
 from compass.sandbox import SkillExecutor, compile_skill
 
 API = "compass.games.combat.skill_api"
@@ -34,14 +31,6 @@ SLOW = (
     "def f(obs):\n    keep = []\n    for i in range(100000):\n"
     "        keep.append([sum(range(2000))])\n    return STOP\n"
 )
-
-
-@pytest.fixture(scope="module")
-def view():
-    fam = get_family("combat")
-    records = [json.loads(x) for x in fam.observations_path.read_text().splitlines() if x.strip()]
-    text = next(r["text"] for r in records if r["alive"] and "Enemy #" in r["text"])
-    return replace(fam.view_from_text(text), agent_id=0)
 
 
 @pytest.fixture

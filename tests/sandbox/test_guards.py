@@ -2,23 +2,11 @@
 
 from __future__ import annotations
 
-import json
-from dataclasses import replace
-
 import pytest
 
-from compass.core.family import get_family
 from compass.sandbox import SkillExecutor, compile_skill
 
 API = "compass.games.combat.skill_api"
-
-
-@pytest.fixture(scope="module")
-def view():
-    fam = get_family("combat")
-    records = [json.loads(x) for x in fam.observations_path.read_text().splitlines() if x.strip()]
-    text = next(r["text"] for r in records if r["alive"] and "Enemy #" in r["text"])
-    return replace(fam.view_from_text(text), agent_id=0)
 
 
 HONEST = """def f(obs):
