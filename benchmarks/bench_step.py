@@ -205,6 +205,8 @@ def main() -> None:
     unknown = set(parts) - {"smax", "alem"}
     if unknown:
         ap.error(f"unknown part(s) {', '.join(sorted(unknown))}; valid: smax, alem")
+    if args.rounds < 1 or args.steps < 1:
+        ap.error("--rounds and --steps must be at least 1")
     results: dict[str, Any] = {"load_avg_before": os.getloadavg(), "args": vars(args)}
     runs = {"smax": ("SMAX protoss 5v5", bench_smax), "alem": ("ALEM hard", bench_alem)}
     rounds: dict[str, list[dict[str, Any]]] = {part: [] for part in parts}
