@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -27,6 +26,21 @@ max_steps: {steps}
 base: {{planner: library, epo: true}}
 grid:
   comm: [none, multihop]
+"""
+
+KILLED_AFTER_TWO_ROWS = """\
+import os, signal
+from compass.eval.driver import prepare, run_eval
+from compass.eval.spec import parse_spec
+
+rows = []
+def on_row(row):
+    rows.append(row)
+    if len(rows) == 2:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+plan = parse_spec(open({spec!r}).read(), {spec!r})
+run_eval(prepare(plan, {out!r}), 1, on_row=on_row)
 """
 
 pytestmark = pytest.mark.slow
@@ -71,23 +85,13 @@ def test_ray_and_local_workers_agree(serial, tmp_path):
 def test_a_killed_eval_resumes_without_replaying_finished_episodes(tmp_path):
     spec = tmp_path / "resume.yaml"
     spec.write_text(SPEC.format(name="resume", steps=40).replace("seeds: 2", "seeds: 3"))
+    # The eval kills itself with SIGKILL once its second row is on disk: polling the CSV from here
+    # raced the eval, which can write all six rows between two polls.
+    script = KILLED_AFTER_TWO_ROWS.format(spec=str(spec), out=str(tmp_path))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "compass.cli", "eval", str(spec), "--out", str(tmp_path)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, timeout=600)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()[-2000:]
     csv = tmp_path / "resume" / "episodes.csv"
-    deadline = time.monotonic() + 240
-    try:
-        while time.monotonic() < deadline and len(read_rows(csv)) < 2 and proc.poll() is None:
-            time.sleep(0.2)
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
     before = read_rows(csv)
     assert 2 <= len(before) < 6, "the eval should have been killed part-way"
     assert not (tmp_path / "resume" / "report.md").exists()
