@@ -79,6 +79,15 @@ class CombatObs:
 
 
 _NO_COMBAT_OBS = CombatObs(0.0, 0.0)
+_new, _set_attr = object.__new__, object.__setattr__
+
+
+def new_combat_obs(shield: float, weapon_cooldown: float) -> CombatObs:
+    """``CombatObs(shield, weapon_cooldown)``, about 2x cheaper (one per agent per step; as
+    :func:`compass.core.types.new_entity` builds entities)."""
+    obs = _new(CombatObs)
+    _set_attr(obs, "__dict__", {"shield": shield, "weapon_cooldown": weapon_cooldown})
+    return obs
 
 
 def render_combat_text(view: AgentView) -> str:
