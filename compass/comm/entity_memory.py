@@ -43,6 +43,10 @@ class Record(NamedTuple):
         return (-self.seen_step, self.hops, self.source)
 
 
+# Record(...) without the generated __new__'s extra call (~2.5x cheaper; one per agent and entity a step).
+_new_record = tuple.__new__
+
+
 def entity_key(entity: Entity) -> EntityKey:
     return (entity.team, entity.id)
 
@@ -209,7 +213,7 @@ class GlobalEntityMemory:
                     or cur.seen_step < seen_step
                     or (cur.seen_step == seen_step and (hops, source) < (cur.hops, cur.source))
                 ):
-                    store[key] = Record(entity, source, hops, seen_step)
+                    store[key] = _new_record(Record, (entity, source, hops, seen_step))
             store.pop(("ally", agent), None)  # allies' sightings of the holder itself tell it nothing
 
     def receive(self, agent_id: int, record: Record, key: EntityKey | None = None) -> None:

@@ -95,6 +95,9 @@ class CommProtocol:
         self._pending: dict[int, list[_Pending]] = {}  # due step -> deliveries
         self._stats = CommStats()
         self._part_sizes: dict[tuple, int] = {}  # entity_report_sizes' cache of entity parts by content
+        self._plans: dict[
+            tuple, dict
+        ] = {}  # flood's lossless courses: (graph, hops) -> origin agents -> Plan
 
     # -- the per-step exchange -------------------------------------------------------------
 
@@ -111,10 +114,12 @@ class CommProtocol:
             self.links = link_graph(views) if topology == "sight" else complete_graph(views)
             hops, drop = self.mode.max_hops, self._drop
             obs = direct_observations(views, self.memory.self_reports)
-            ent = flood(self.links, obs.origins, hops, drop)
+            if len(self._plans) > _PLANS_KEPT:
+                self._plans.clear()
+            ent = flood(self.links, obs.origins, hops, drop, self._plans)
             intents = [self._intents[a] for a in sorted(self._intents) if a in alive]
             origins = {("intent", it.sender): [(it.sender, i)] for i, it in enumerate(intents)}
-            itn = flood(self.links, origins, hops, drop)
+            itn = flood(self.links, origins, hops, drop, self._plans)
 
             if len(self._part_sizes) > _PART_SIZES_KEPT:
                 self._part_sizes.clear()
@@ -210,6 +215,7 @@ class CommProtocol:
 
 
 _PART_SIZES_KEPT = 4096  # distinct entity contents remembered across steps (then forgotten at once)
+_PLANS_KEPT = 1024  # graphs whose flood courses are remembered across steps (then forgotten at once)
 
 
 def _traffic(
