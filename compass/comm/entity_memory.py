@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import NamedTuple
 
 from compass.comm.graph import Adjacency, Delivery, flood, link_graph
@@ -87,17 +88,28 @@ def direct_observations(views: Sequence[AgentView], self_reports: bool = True) -
     origins: dict[Hashable, list[tuple[int, int]]] = {}
     entities: list[Entity] = []
     observers: list[int] = []
-    for view in sorted((v for v in views if v.alive), key=lambda v: v.agent_id):
+    for view in sorted(views, key=_agent_id):
+        if not view.alive:
+            continue
+        agent = view.agent_id
         seen = [e for e in view.entities if e.visible]
         seen += view.extra.get("deaths_seen", ())  # health-0 reports: receivers drop those units
         if self_reports:
             # A family whose typed observation has a shield (combat) reports it too.
-            seen.append(self_entity(view.agent_id, view.own, getattr(view.obs, "shield", 0.0)))
+            seen.append(self_entity(agent, view.own, getattr(view.obs, "shield", 0.0)))
         for e in seen:
-            origins.setdefault((e.team, e.id), []).append((view.agent_id, len(entities)))
+            key = (e.team, e.id)
+            sources = origins.get(key)
+            if sources is None:
+                origins[key] = [(agent, len(entities))]
+            else:
+                sources.append((agent, len(entities)))
             entities.append(e)
-            observers.append(view.agent_id)
+        observers += [agent] * len(seen)
     return Observations({k: origins[k] for k in sorted(origins)}, entities, observers)
+
+
+_agent_id = attrgetter("agent_id")
 
 
 def relay_entity(record: Record, own: OwnUnit, step: int) -> Entity:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import mul
 
 import numpy as np
 
@@ -222,8 +223,9 @@ def _traffic(
     ent: FloodResult, ent_size: Callable[[int], int], itn: FloodResult, itn_size: Callable[[int], int]
 ) -> Traffic:
     """Count both floods; each payload's size is computed once, however often it was sent."""
-    nbytes = sum(n * ent_size(i) for i, n in ent.transmissions.items())
-    nbytes += sum(n * itn_size(i) for i, n in itn.transmissions.items())
+    # sum(count * size) over the payloads sent (the keys and values of one dict, in step)
+    nbytes = sum(map(mul, ent.transmissions.values(), map(ent_size, ent.transmissions)))
+    nbytes += sum(map(mul, itn.transmissions.values(), map(itn_size, itn.transmissions)))
     return Traffic(
         sent=ent.sent + itn.sent,
         delivered=ent.delivered + itn.delivered,
