@@ -210,19 +210,12 @@ def epo_native(xp, obs, avail, observed, own_alive, enemy_alive, n_allies: int, 
 
 def _attack_targets(prev_attack: np.ndarray, n_allies: int) -> np.ndarray:
     """Unit attacked by each unit in SMAX's last step (its decoding: enemies index allies in reverse)."""
-    out = [
-        -1 if a < _SMAX_ATTACK_OFFSET else n_allies + a - _SMAX_ATTACK_OFFSET if u < n_allies
-        else n_allies - 1 - (a - _SMAX_ATTACK_OFFSET)
-        for u, a in enumerate(prev_attack.tolist())
-    ]
+    out = [-1] * len(prev_attack)  # a list, then one array: numpy's element writes cost more
+    for u, a in enumerate(prev_attack.tolist()):
+        if a >= _SMAX_ATTACK_OFFSET:
+            k = a - _SMAX_ATTACK_OFFSET
+            out[u] = n_allies + k if u < n_allies else n_allies - 1 - k
     return np.array(out, dtype=np.int64)
-
-
-def _clip01(values: list[float]) -> list[float]:
-    """``np.clip(values, 0.0, 1.0)`` as numpy computes each element: ``max(v, 0.0)`` keeps ``v``
-    only when ``v > 0.0`` or it is NaN (so ``-0.0`` becomes ``0.0``), then ``min(m, 1.0)`` keeps
-    ``m`` only when ``m < 1.0`` or it is NaN."""
-    return [(v if v < 1.0 or v != v else 1.0) if v > 0.0 or v != v else 0.0 for v in values]
 
 
 class _PerType(NamedTuple):
@@ -530,14 +523,13 @@ class SmaxEnv(InLanes):
         pos, health, cd = floats[: 2 * n].reshape(n, 2), floats[2 * n : 3 * n], floats[3 * n :]
         alive, types, att = ints[:n], ints[n : 2 * n], ints[2 * n :]
         per_type = self._per_type(types)
-        # np.clip costs ~3 us on ten values; _clip01 is its arithmetic on the list (the same values).
-        cooldown = (np.asarray(cd, dtype=np.float64) / per_type.cooldown).tolist()
         self.snap = Snapshot(
             pos=np.asarray(pos, dtype=np.float64),
             alive=np.asarray(alive, dtype=bool),
             health=np.asarray(health, dtype=np.float64) / per_type.health,
             types=per_type.types,
-            cooldown=np.array(_clip01(cooldown)),
+            # the method np.clip calls, without its argument handling (~3.5 -> 2 us on ten values)
+            cooldown=(np.asarray(cd, dtype=np.float64) / per_type.cooldown).clip(0.0, 1.0),
             n_allies=self.n_agents,
             sight=per_type.sight,
             attack=per_type.attack,
@@ -557,7 +549,10 @@ class SmaxEnv(InLanes):
             arrays = [types, p["health"][types], p["cooldown"][types], p["sight"][types], p["attack"][types]]
             for a in arrays:
                 a.flags.writeable = False
-            cached = self._types_cache = (key, _PerType(*arrays, tuple(SMAX_UNIT_TYPES[t] for t in types.tolist())))
+            cached = self._types_cache = (
+                key,
+                _PerType(*arrays, tuple(SMAX_UNIT_TYPES[t] for t in types.tolist())),
+            )
         return cached[1]
 
     def _update_epo(self) -> None:

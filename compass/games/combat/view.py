@@ -168,7 +168,18 @@ def combat_agent_view(
     # text: text_fn(view) when something reads it
     alive = bool(snap.alive[agent_id])
     return new_view(
-        agent_id, "combat", step, alive, own, entities, avail, None, obs, extra, lambda v: _render_ego(snap, v), text_fn
+        agent_id,
+        "combat",
+        step,
+        alive,
+        own,
+        entities,
+        avail,
+        None,
+        obs,
+        extra,
+        lambda v: _render_ego(snap, v),
+        text_fn,
     )
 
 
