@@ -96,9 +96,8 @@ class CommProtocol:
         self._pending: dict[int, list[_Pending]] = {}  # due step -> deliveries
         self._stats = CommStats()
         self._part_sizes: dict[tuple, int] = {}  # entity_report_sizes' cache of entity parts by content
-        self._plans: dict[
-            tuple, dict
-        ] = {}  # flood's lossless courses: (graph, hops) -> origin agents -> Plan
+        # flood's lossless courses: (graph, hop limit) -> origin agents -> Plan (see flood's ``plans``)
+        self._plans: dict[tuple, dict] = {}
 
     # -- the per-step exchange -------------------------------------------------------------
 
