@@ -684,8 +684,8 @@ def _team_views(
     epo: bool,
 ) -> list[AgentView]:
     """One AgentView per unit of the team listed first in ``s`` (``s.n_allies`` units; the
-    enemy team's views use the mirrored snapshot): every unit's entities and actions in one set
-    of array operations (:func:`entities_seen`, :func:`_avail_all`)."""
+    enemy team's views use the mirrored snapshot): every unit's entities and actions in one pass
+    over the team (:func:`entities_seen`, :func:`_avail_all`)."""
     n = s.n_allies
     seen = entities_seen(s, range(n), n, observed, last_actions)
     avail = _avail_all(s, n, n_other, step_lens, epo)

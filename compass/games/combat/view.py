@@ -52,9 +52,10 @@ def entities_seen(
 ) -> list[tuple[Entity, ...]]:
     """:func:`entities_seen_by` for each of ``agents`` (``can_shoot`` per agent, default all True).
 
-    One set of whole-array operations for all the agents (positions, sight and shoot ranges are
-    float64 in both adapters: the same IEEE operations per element as one agent at a time, so
-    the same numbers), then plain-Python entities for the units in sight only.
+    The offsets and distances of every agent to every unit in two array operations, the rest in
+    plain floats (positions, sight and shoot ranges are float64 in both adapters: the same IEEE
+    operations per element as one agent at a time, so the same numbers), entities for the units
+    in sight only.
     """
     agents = list(agents)
     alive = np.asarray(snap.alive).tolist()
