@@ -66,3 +66,33 @@ def test_attack_actions_at_the_range_boundary_follow_numpy():
             attacks = {a - ATTACK_OFFSET for a in got[i] if a >= ATTACK_OFFSET}
             assert attacks == {j for j in range(n) if dist[i, j] < attack[i]}
             assert (int(target[i]) in attacks) == bool(inside[i])
+
+
+def test_parse_obs_units_have_every_field_the_text_gives(smax_protoss):
+    """``parse_obs`` data built from views (units filled without their constructors) equals the
+    parse of the views' texts in every field, relayed units included."""
+    from compass.comm import CommProtocol
+    from compass.games.combat.text import EnemyUnit, Unit, obs_data_from_view, parse_combat_text
+
+    fields = [*Unit.__slots__, *EnemyUnit.__slots__]
+    comm = CommProtocol("multihop", seed=0)
+    views = smax_protoss.reset(4)
+    rng = np.random.default_rng(0)
+    relayed = 0
+    for t in range(40):
+        comm.exchange(t, views)
+        for v in views:
+            rel = comm.relayed_for(v.agent_id, v) if v.alive else ()
+            v = v.with_entities(v.entities + tuple(rel)) if rel else v
+            direct, parsed = obs_data_from_view(v), parse_combat_text(v.text)
+            for ours, theirs in ((direct.enemies, parsed.enemies), (direct.allies, parsed.allies)):
+                assert [type(u) for u in ours] == [type(u) for u in theirs]
+                for a, b in zip(ours, theirs, strict=True):
+                    got = {f: getattr(a, f) for f in fields if hasattr(b, f)}
+                    assert got == {f: getattr(b, f) for f in fields if hasattr(b, f)}
+                    relayed += a.relayed
+        res = smax_protoss.step([int(rng.choice(v.avail_actions)) for v in views])
+        if res.done:
+            break
+        views = res.views
+    assert relayed > 0
