@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import NamedTuple
 
 from compass.comm.graph import Adjacency, Delivery, flood, link_graph
@@ -41,6 +42,10 @@ class Record(NamedTuple):
     def rank(self) -> tuple[int, int, int]:
         """Lower is better: freshest, then nearest source, then lowest source id."""
         return (-self.seen_step, self.hops, self.source)
+
+
+# Record(...) without the generated __new__'s extra call (~2.5x cheaper; one per agent and entity a step).
+_new_record = tuple.__new__
 
 
 def entity_key(entity: Entity) -> EntityKey:
@@ -83,17 +88,28 @@ def direct_observations(views: Sequence[AgentView], self_reports: bool = True) -
     origins: dict[Hashable, list[tuple[int, int]]] = {}
     entities: list[Entity] = []
     observers: list[int] = []
-    for view in sorted((v for v in views if v.alive), key=lambda v: v.agent_id):
+    for view in sorted(views, key=_agent_id):
+        if not view.alive:
+            continue
+        agent = view.agent_id
         seen = [e for e in view.entities if e.visible]
         seen += view.extra.get("deaths_seen", ())  # health-0 reports: receivers drop those units
         if self_reports:
             # A family whose typed observation has a shield (combat) reports it too.
-            seen.append(self_entity(view.agent_id, view.own, getattr(view.obs, "shield", 0.0)))
+            seen.append(self_entity(agent, view.own, getattr(view.obs, "shield", 0.0)))
         for e in seen:
-            origins.setdefault((e.team, e.id), []).append((view.agent_id, len(entities)))
+            key = (e.team, e.id)
+            sources = origins.get(key)
+            if sources is None:
+                origins[key] = [(agent, len(entities))]
+            else:
+                sources.append((agent, len(entities)))
             entities.append(e)
-            observers.append(view.agent_id)
+        observers += [agent] * len(seen)
     return Observations({k: origins[k] for k in sorted(origins)}, entities, observers)
+
+
+_agent_id = attrgetter("agent_id")
 
 
 def relay_entity(record: Record, own: OwnUnit, step: int) -> Entity:
@@ -209,7 +225,7 @@ class GlobalEntityMemory:
                     or cur.seen_step < seen_step
                     or (cur.seen_step == seen_step and (hops, source) < (cur.hops, cur.source))
                 ):
-                    store[key] = Record(entity, source, hops, seen_step)
+                    store[key] = _new_record(Record, (entity, source, hops, seen_step))
             store.pop(("ally", agent), None)  # allies' sightings of the holder itself tell it nothing
 
     def receive(self, agent_id: int, record: Record, key: EntityKey | None = None) -> None:

@@ -77,11 +77,17 @@ class FloodResult:
         return self.sent - self.dropped
 
 
+#: A flood's course for one key, in terms of its origins' positions in ``sources``: (deliveries
+#: ``(agent, hops, position)``, transmissions ``(position, count)`` in first-sent order, messages sent)
+Plan = tuple[tuple[tuple[int, int, int], ...], tuple[tuple[int, int], ...], int]
+
+
 def flood(
     adjacency: Adjacency,
     origins: Mapping[Hashable, Sequence[tuple[int, int]]],
     max_hops: int,
     drop: Callable[[], bool] | None = None,
+    plans: dict[tuple, dict[tuple[int, ...], Plan]] | None = None,
 ) -> FloodResult:
     """Propagate reports hop by hop, at most ``max_hops`` links from where they started.
 
@@ -92,43 +98,90 @@ def flood(
     agent ends with the report of its nearest origin (ties: lowest origin id) at hops = graph
     distance. Iteration follows the order of ``origins`` and sorted agent ids, so results (and the
     sequence of ``drop`` calls) are deterministic.
+
+    ``plans``: a cache the caller keeps across calls (and bounds): ``(graph, max_hops) -> origin
+    agents -> Plan``. Without drops, a key's flood depends only on the graph and which agents are
+    its origins (each once), not on the payloads, so it is worked out once and replayed with each
+    key's payload indices: the same deliveries, counts and dict orders.
     """
     received: dict[int, dict[Hashable, Delivery]] = {a: {} for a in adjacency}
     result = FloodResult(received)
     tx = result.transmissions
     sent = dropped = 0
+    # This graph's plans by origin agents (one lookup of the graph per call, not per key).
+    known = (
+        plans.setdefault((tuple(adjacency.items()), max_hops), {})
+        if plans is not None and drop is None
+        else None
+    )
     for key, sources in origins.items():
-        best: dict[int, Delivery] = {}
-        for agent, idx in sources:
-            if agent in adjacency and (agent not in best or (0, agent, idx) < best[agent]):
-                best[agent] = (0, agent, idx)
-        parent: dict[int, int] = {}
-        frontier = sorted(best)
-        for h in range(1, max_hops + 1):
-            nxt: dict[int, Delivery] = {}
-            for node in frontier:
-                _, origin, idx = best[node]
-                back = parent.get(node)
-                cand = (h, origin, idx)
-                for nb in adjacency[node]:
-                    if nb == back:
-                        continue
-                    sent += 1
-                    tx[idx] = tx.get(idx, 0) + 1
-                    if drop is not None and drop():
-                        dropped += 1
-                        continue
-                    if nb in best:  # a duplicate: it already holds an equal or nearer report
-                        continue
-                    cur = nxt.get(nb)
-                    if cur is None or cand < cur:
-                        nxt[nb] = cand
-                        parent[nb] = node
-            if not nxt:
-                break
-            best.update(nxt)
-            frontier = sorted(nxt)
+        if known is not None:
+            agents = tuple([a for a, _ in sources])
+            plan = known.get(agents)
+            if plan is None and len(set(agents)) == len(agents):
+                plan = known[agents] = _plan(adjacency, agents, max_hops)
+            if plan is not None:
+                deliveries, sends, n = plan
+                for agent, hops, p in deliveries:
+                    received[agent][key] = (hops, *sources[p])
+                for p, count in sends:
+                    idx = sources[p][1]
+                    tx[idx] = tx.get(idx, 0) + count
+                sent += n
+                continue
+        best, n, lost = _flood_key(adjacency, sources, max_hops, drop, tx)
+        sent, dropped = sent + n, dropped + lost
         for agent, delivery in best.items():
             received[agent][key] = delivery
     result.sent, result.dropped = sent, dropped
     return result
+
+
+def _plan(adjacency: Adjacency, agents: tuple[int, ...], max_hops: int) -> Plan:
+    """The lossless flood from ``agents`` (distinct), with their positions as payload indices."""
+    sends: dict[int, int] = {}
+    best, sent, _ = _flood_key(adjacency, [(a, p) for p, a in enumerate(agents)], max_hops, None, sends)
+    return tuple((agent, hops, p) for agent, (hops, _, p) in best.items()), tuple(sends.items()), sent
+
+
+def _flood_key(
+    adjacency: Adjacency,
+    sources: Sequence[tuple[int, int]],
+    max_hops: int,
+    drop: Callable[[], bool] | None,
+    tx: dict[int, int],
+) -> tuple[dict[int, Delivery], int, int]:
+    """One key's flood (see :func:`flood`): the delivery each reached agent holds, messages sent
+    and dropped; each transmission is counted into ``tx`` by payload index."""
+    sent = dropped = 0
+    best: dict[int, Delivery] = {}
+    for agent, idx in sources:
+        if agent in adjacency and (agent not in best or (0, agent, idx) < best[agent]):
+            best[agent] = (0, agent, idx)
+    parent: dict[int, int] = {}
+    frontier = sorted(best)
+    for h in range(1, max_hops + 1):
+        nxt: dict[int, Delivery] = {}
+        for node in frontier:
+            _, origin, idx = best[node]
+            back = parent.get(node)
+            cand = (h, origin, idx)
+            for nb in adjacency[node]:
+                if nb == back:
+                    continue
+                sent += 1
+                tx[idx] = tx.get(idx, 0) + 1
+                if drop is not None and drop():
+                    dropped += 1
+                    continue
+                if nb in best:  # a duplicate: it already holds an equal or nearer report
+                    continue
+                cur = nxt.get(nb)
+                if cur is None or cand < cur:
+                    nxt[nb] = cand
+                    parent[nb] = node
+        if not nxt:
+            break
+        best.update(nxt)
+        frontier = sorted(nxt)
+    return best, sent, dropped

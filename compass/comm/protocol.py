@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import mul
 
 import numpy as np
 
@@ -95,6 +96,8 @@ class CommProtocol:
         self._pending: dict[int, list[_Pending]] = {}  # due step -> deliveries
         self._stats = CommStats()
         self._part_sizes: dict[tuple, int] = {}  # entity_report_sizes' cache of entity parts by content
+        # flood's lossless courses: (graph, hop limit) -> origin agents -> Plan (see flood's ``plans``)
+        self._plans: dict[tuple, dict] = {}
 
     # -- the per-step exchange -------------------------------------------------------------
 
@@ -111,10 +114,12 @@ class CommProtocol:
             self.links = link_graph(views) if topology == "sight" else complete_graph(views)
             hops, drop = self.mode.max_hops, self._drop
             obs = direct_observations(views, self.memory.self_reports)
-            ent = flood(self.links, obs.origins, hops, drop)
+            if len(self._plans) > _PLANS_KEPT:
+                self._plans.clear()
+            ent = flood(self.links, obs.origins, hops, drop, self._plans)
             intents = [self._intents[a] for a in sorted(self._intents) if a in alive]
             origins = {("intent", it.sender): [(it.sender, i)] for i, it in enumerate(intents)}
-            itn = flood(self.links, origins, hops, drop)
+            itn = flood(self.links, origins, hops, drop, self._plans)
 
             if len(self._part_sizes) > _PART_SIZES_KEPT:
                 self._part_sizes.clear()
@@ -210,14 +215,16 @@ class CommProtocol:
 
 
 _PART_SIZES_KEPT = 4096  # distinct entity contents remembered across steps (then forgotten at once)
+_PLANS_KEPT = 1024  # graphs whose flood courses are remembered across steps (then forgotten at once)
 
 
 def _traffic(
     ent: FloodResult, ent_size: Callable[[int], int], itn: FloodResult, itn_size: Callable[[int], int]
 ) -> Traffic:
     """Count both floods; each payload's size is computed once, however often it was sent."""
-    nbytes = sum(n * ent_size(i) for i, n in ent.transmissions.items())
-    nbytes += sum(n * itn_size(i) for i, n in itn.transmissions.items())
+    # sum(count * size) over the payloads sent (the keys and values of one dict, in step)
+    nbytes = sum(map(mul, ent.transmissions.values(), map(ent_size, ent.transmissions)))
+    nbytes += sum(map(mul, itn.transmissions.values(), map(itn_size, itn.transmissions)))
     return Traffic(
         sent=ent.sent + itn.sent,
         delivered=ent.delivered + itn.delivered,

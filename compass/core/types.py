@@ -128,6 +128,37 @@ class OwnUnit:
     map_height: float
 
 
+def new_own_unit(
+    unit_type: str,
+    x: float,
+    y: float,
+    health: float,
+    sight_range: float,
+    attack_range: float,
+    last_action: int,
+    map_width: float,
+    map_height: float,
+) -> OwnUnit:
+    """``OwnUnit(...)`` with the same fields, about 2x cheaper (one per agent per step; see :func:`new_entity`)."""
+    u = _new(OwnUnit)
+    _set_attr(
+        u,
+        "__dict__",
+        {
+            "unit_type": unit_type,
+            "x": x,
+            "y": y,
+            "health": health,
+            "sight_range": sight_range,
+            "attack_range": attack_range,
+            "last_action": last_action,
+            "map_width": map_width,
+            "map_height": map_height,
+        },
+    )
+    return u
+
+
 ObsT = TypeVar("ObsT")
 
 #: What every family's ``parse_obs`` accepts for the calling agent's own observation (served from
@@ -184,6 +215,45 @@ class AgentView(Generic[ObsT]):
         if self.text_fn is not None:
             view.__dict__["text"] = None
         return view
+
+
+def new_view(
+    agent_id: int,
+    family: str,
+    step: int,
+    alive: bool,
+    own: OwnUnit,
+    entities: tuple[Entity, ...],
+    avail_actions: tuple[int, ...],
+    text: str | None,
+    obs: Any,
+    extra: dict[str, Any],
+    render: Callable[[AgentView], np.ndarray] | None,
+    text_fn: Callable[[AgentView], str] | None,
+) -> AgentView:
+    """``AgentView(...)`` with every field given, about 2x cheaper (one per agent per step): the
+    instance dict set at once, its keys in the order ``__init__`` writes them, so the view is
+    the same (equality, repr, pickles)."""
+    view = _new(AgentView)
+    _set_attr(
+        view,
+        "__dict__",
+        {
+            "agent_id": agent_id,
+            "family": family,
+            "step": step,
+            "alive": alive,
+            "own": own,
+            "entities": entities,
+            "avail_actions": avail_actions,
+            "text": text,
+            "obs": obs,
+            "extra": extra,
+            "render": render,
+            "text_fn": text_fn,
+        },
+    )
+    return view
 
 
 class _LazyText:

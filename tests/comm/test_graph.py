@@ -1,5 +1,7 @@
 """The link rule and hop-limited flooding."""
 
+import random
+
 from compass.comm.graph import complete_graph, flood, hop_distances, link_graph
 
 from .conftest import World, make_view
@@ -53,3 +55,48 @@ def test_flood_with_everything_dropped_delivers_only_origins():
     adj = {0: (1,), 1: (0,)}
     res = flood(adj, {("enemy", 1): [(0, 0)]}, max_hops=3, drop=lambda: True)
     assert res.sent == 1 and res.dropped == 1 and res.received[1] == {}
+
+
+def _random_flood_case(rng: random.Random) -> tuple[dict, dict, int]:
+    """A random graph on up to 6 agents and keys seen by random observers (some twice, some
+    observers not in the graph), payload indices in observer order as the protocol numbers them."""
+    n = rng.randint(1, 6)
+    adj: dict[int, list[int]] = {a: [] for a in range(n)}
+    for a in range(n):
+        for b in range(a + 1, n):
+            if rng.random() < 0.5:
+                adj[a].append(b)
+                adj[b].append(a)
+    origins, idx = {}, 0
+    for k in range(rng.randint(0, 6)):
+        sources = []
+        for agent in sorted(rng.sample(range(n + 1), rng.randint(1, n + 1))):
+            for _ in range(2 if rng.random() < 0.1 else 1):
+                sources.append((agent, idx))
+                idx += 1
+        origins[("enemy", k)] = sources
+    return {a: tuple(b) for a, b in adj.items()}, origins, rng.randint(0, 3)
+
+
+def test_flood_plans_replay_the_same_flood():
+    # The protocol's cache of lossless floods: every delivery, count and dict order as computed afresh,
+    # on the first call (plans made) and on repeated graphs (plans replayed with other payloads).
+    rng = random.Random(0)
+    plans: dict = {}
+    cases = [_random_flood_case(rng) for _ in range(300)]
+    for adj, origins, hops in cases + cases:
+        fresh, cached = flood(adj, origins, hops), flood(adj, origins, hops, plans=plans)
+        assert cached.received == fresh.received
+        assert [list(got.items()) for got in cached.received.values()] == [
+            list(got.items()) for got in fresh.received.values()
+        ]
+        assert list(cached.transmissions.items()) == list(fresh.transmissions.items())
+        assert (cached.sent, cached.dropped) == (fresh.sent, fresh.dropped)
+    assert plans  # the lossless floods were planned
+
+
+def test_flood_plans_are_not_used_with_drops():
+    adj = {0: (1,), 1: (0,)}
+    plans: dict = {}
+    res = flood(adj, {("enemy", 1): [(0, 0)]}, max_hops=3, drop=lambda: True, plans=plans)
+    assert res.dropped == 1 and plans == {}

@@ -21,12 +21,15 @@ def kill_events(prev, snap) -> list[dict[str, Any]]:
     if prev is None:
         return []
     na = snap.n_allies
+    was, now = prev.alive.tolist(), snap.alive.tolist()  # read as lists: most steps kill nobody
+    if not any(w and not a for w, a in zip(was, now, strict=True)):
+        return []
     targets = getattr(snap, "attack_target", None)
     out: list[dict[str, Any]] = []
-    for u in range(len(snap.alive)):
-        if not (prev.alive[u] and not snap.alive[u]):
+    for u in range(len(now)):
+        if not (was[u] and not now[u]):
             continue
-        by = [] if targets is None else [a for a, t in enumerate(targets) if int(t) == u and prev.alive[a]]
+        by = [] if targets is None else [a for a, t in enumerate(targets) if int(t) == u and was[a]]
         victim = unit_name(u, na)
         if not by:
             if u >= na:  # our own agents' deaths are already marked by the trace (skill -> None)

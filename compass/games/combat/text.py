@@ -79,6 +79,15 @@ class CombatObs:
 
 
 _NO_COMBAT_OBS = CombatObs(0.0, 0.0)
+_new, _set_attr = object.__new__, object.__setattr__
+
+
+def new_combat_obs(shield: float, weapon_cooldown: float) -> CombatObs:
+    """``CombatObs(shield, weapon_cooldown)``, about 2x cheaper (one per agent per step; as
+    :func:`compass.core.types.new_entity` builds entities)."""
+    obs = _new(CombatObs)
+    _set_attr(obs, "__dict__", {"shield": shield, "weapon_cooldown": weapon_cooldown})
+    return obs
 
 
 def render_combat_text(view: AgentView) -> str:
@@ -267,40 +276,32 @@ def obs_data_from_view(view: AgentView) -> ObsData:
     avail = set(view.avail_actions)
     d.can_move = {name: idx in avail for name, idx in DIRECTIONS.items()}
     enemies, allies = _teams_by_id(view)
-    for e in enemies:
-        d.enemies.append(
-            EnemyUnit(
-                e.id,
-                e.unit_type,
-                (round3(e.rel_x), round3(e.rel_y)),
-                round3(e.distance),
-                round2(e.health),
-                round2(e.shield),
-                0,
-                e.visible,
-                e.source if not e.visible else None,
-                e.hops if not e.visible else 0,
-                e.age if not e.visible else 0,
-                can_attack=e.can_attack,
-            )
-        )
-    for a in allies:
-        d.allies.append(
-            AllyUnit(
-                a.id,
-                a.unit_type,
-                (round3(a.rel_x), round3(a.rel_y)),
-                round3(a.distance),
-                round2(a.health),
-                round2(a.shield),
-                a.last_action,
-                a.visible,
-                a.source if not a.visible else None,
-                a.hops if not a.visible else 0,
-                a.age if not a.visible else 0,
-            )
-        )
+    d.enemies = [_unit_from(_new(EnemyUnit), e, 0) for e in enemies]
+    for u, e in zip(d.enemies, enemies, strict=True):
+        u.can_attack = e.can_attack
+    d.allies = [_unit_from(_new(AllyUnit), a, a.last_action) for a in allies]
     return d
+
+
+def _unit_from(u: Unit, e: Entity, last_action: int) -> Unit:
+    """Fill a new (``__init__`` not run) unit with what ``parse_obs`` reads from entity ``e``:
+    the fields ``Unit.__init__`` sets, numbers rounded as the text writes them. About 3x cheaper
+    than the constructor, and one is built per unit per agent per step."""
+    visible = e.visible
+    shield = e.shield
+    u.id = e.id
+    u.unit_type = e.unit_type
+    u.position = (round3(e.rel_x), round3(e.rel_y))
+    u.distance = round3(e.distance)
+    u.health = round2(e.health)
+    u.shield = round2(shield) if shield else shield  # round(0.0, 2) is 0.0 (-0.0 too): no call
+    u.last_action = last_action
+    u.visible = visible
+    u.relayed = not visible
+    u.source = None if visible else e.source
+    u.hops = 0 if visible else e.hops
+    u.age = 0 if visible else e.age
+    return u
 
 
 def parse_combat_text(text: str) -> ObsData:

@@ -7,7 +7,7 @@ from typing import Protocol
 
 import numpy as np
 
-from compass.core.types import AgentView, Entity, OwnUnit, new_entity
+from compass.core.types import AgentView, Entity, OwnUnit, new_entity, new_view
 from compass.games.combat.text import CombatObs
 
 
@@ -52,30 +52,28 @@ def entities_seen(
 ) -> list[tuple[Entity, ...]]:
     """:func:`entities_seen_by` for each of ``agents`` (``can_shoot`` per agent, default all True).
 
-    One set of whole-array operations for all the agents (positions, sight and shoot ranges are
-    float64 in both adapters: the same IEEE operations per element as one agent at a time, so
-    the same numbers), then plain-Python entities for the units in sight only.
+    The offsets and distances of every agent to every unit in two array operations, the rest in
+    plain floats (positions, sight and shoot ranges are float64 in both adapters: the same IEEE
+    operations per element as one agent at a time, so the same numbers), entities for the units
+    in sight only.
     """
     agents = list(agents)
     alive = np.asarray(snap.alive).tolist()
     live = [i for i in agents if alive[i]]
     if not live:
         return [() for _ in agents]
-    idx = np.asarray(live)
     pos = np.asarray(snap.pos, dtype=np.float64)
-    sight = np.asarray(snap.sight, dtype=np.float64)[idx][:, None]
-    shoot = np.asarray(snap.attack, dtype=np.float64)[idx][:, None]
-    delta = pos[None, :, :] - pos[idx, None, :]  # [agent, unit]: unit - agent
-    dist = np.hypot(delta[..., 0], delta[..., 1])
     n = len(pos)
-    # Which units each agent sees: alive, in sight range, itself excluded, enemies only when observed.
-    sees = (dist < sight) & np.asarray(snap.alive, dtype=bool)[None, :]
-    sees[np.arange(len(idx)), idx] = False
-    sees[:, n_agents:] &= np.asarray(observed, dtype=bool)[:, idx].T
-    in_range = (dist <= shoot) if range_inclusive else (dist < shoot)
-    norm_l = (dist / sight).tolist()
-    dx_l, dy_l = (delta[..., 0] / sight).tolist(), (delta[..., 1] / sight).tolist()
-    in_range_l, sees_l = in_range.tolist(), sees.tolist()
+    # Only the offsets and distances are array work (np.hypot is the one operation Python has no
+    # bit-identical twin for); the rest runs on the units in sight only, in Python floats (the same
+    # IEEE divisions and comparisons as numpy's float64 ones).
+    rows_pos = pos[: len(live)] if live == list(range(len(live))) else pos[live]
+    dx = pos[:, 0][None, :] - rows_pos[:, 0][:, None]  # [agent, unit]: unit - agent
+    dy = pos[:, 1][None, :] - rows_pos[:, 1][:, None]
+    dist_all, dx_all, dy_all = np.hypot(dx, dy).tolist(), dx.tolist(), dy.tolist()
+    sight = np.asarray(snap.sight, dtype=np.float64).tolist()
+    shoot = np.asarray(snap.attack, dtype=np.float64).tolist()
+    observed_l = np.asarray(observed, dtype=bool).tolist()  # [enemy][agent]
     xs, ys = pos[:, 0].tolist(), pos[:, 1].tolist()
     health = snap.health.tolist()
     shields = getattr(snap, "shield", None)
@@ -85,14 +83,20 @@ def entities_seen(
     shoots = dict(zip(agents, can_shoot if can_shoot is not None else [True] * len(agents), strict=True))
     rows = {}
     for r, i in enumerate(live):
-        seen, dn, dx, dy, rng = sees_l[r], norm_l[r], dx_l[r], dy_l[r], in_range_l[r]
-        shooter = shoots[i]
+        dist, dx, dy, rng = dist_all[r], dx_all[r], dy_all[r], sight[i]
+        shooter, reach = shoots[i], shoot[i]
         ents = []
         for u in range(n):
-            if not seen[u]:
+            # Alive, in sight range, not itself, and an enemy only when observed.
+            d = dist[u]
+            if not (d < rng and alive[u]) or u == i:
                 continue
             if u >= n_agents:
-                uid, team, can_attack, last_action = u - n_agents, "enemy", shooter and rng[u], 0
+                uid = u - n_agents
+                if not observed_l[uid][i]:
+                    continue
+                in_range = d <= reach if range_inclusive else d < reach
+                team, can_attack, last_action = "enemy", shooter and in_range, 0
             else:
                 uid, team, can_attack, last_action = u, "ally", False, last[u]
             ents.append(
@@ -102,9 +106,9 @@ def entities_seen(
                     names[u],
                     xs[u],
                     ys[u],
-                    dx[u],
-                    dy[u],
-                    dn[u],
+                    dx[u] / rng,
+                    dy[u] / rng,
+                    d / rng,
                     health[u],
                     shield_l[u],
                     can_attack,
@@ -162,21 +166,22 @@ def combat_agent_view(
     extra: dict,
 ) -> AgentView:
     """A combat AgentView whose text comes from ``text_fn`` and whose frame is the ego render of ``snap``."""
-    view = AgentView(
-        agent_id=agent_id,
-        family="combat",
-        step=step,
-        alive=bool(snap.alive[agent_id]),
-        own=own,
-        entities=entities,
-        avail_actions=avail,
-        text=None,  # text_fn(view) when something reads it
-        obs=obs,
-        extra=extra,
-        text_fn=text_fn,
+    # text: text_fn(view) when something reads it
+    alive = bool(snap.alive[agent_id])
+    return new_view(
+        agent_id,
+        "combat",
+        step,
+        alive,
+        own,
+        entities,
+        avail,
+        None,
+        obs,
+        extra,
+        lambda v: _render_ego(snap, v),
+        text_fn,
     )
-    view.render = lambda v: _render_ego(snap, v)
-    return view
 
 
 def _render_ego(snap: UnitSnapshot, view: AgentView) -> np.ndarray:
