@@ -65,13 +65,10 @@ def _loop(env: Any, family: str, skill_name: str, raw_step, steps: int, seed: in
     """Time ``steps`` env steps: raw, compass, and the skill batch isolated vs in-process."""
     skill = SkillLibrary(None, family).compiled[skill_name]
     api = f"compass.games.{family}.skill_api"
-    inproc = SkillExecutor(api, seed=seed)
-    iso = IsolatedExecutor(api, seed=seed)
-    iso.pids()  # waits until the worker is up
-    raw, compass, t_inproc, t_iso = [], [], [], []
+    pair = _Pair(api, seed)
+    inproc, iso = pair.inproc, pair.iso
+    raw, compass = [], []
     raw_cpu, compass_cpu = [], []  # this process's CPU seconds (JAX's threads included) per step
-    cpu_inproc = cpu_iso = 0.0  # this process's CPU seconds in each executor's run_batch
-    worker_cpu0 = _worker_cpu(iso.pids())
     done, first_seed = 0, seed
     while done < steps:
         views = env.reset(seed)
@@ -86,33 +83,21 @@ def _loop(env: Any, family: str, skill_name: str, raw_step, steps: int, seed: in
             perceived = _perceived(comm, t, views)
             batch = [(skill, v) for v in perceived if v.alive]
             t_comm, c_comm = time.perf_counter() - t0, time.process_time() - c0
-            # The batch through both executors, order alternating; the env takes the in-process
-            # answers (the isolated worker's namespaces and random stream are its own).
-            for ex in (inproc, iso) if t % 2 else (iso, inproc):
-                c0, t0 = time.process_time(), time.perf_counter()
-                out = ex.run_batch(batch)
-                dt, dc = time.perf_counter() - t0, time.process_time() - c0
-                if ex is inproc:
-                    results, cpu_inproc, c_inproc = out, cpu_inproc + dc, dc
-                    t_inproc.append(dt)
-                else:
-                    cpu_iso += dc
-                    t_iso.append(dt)
+            results, c_inproc = pair.run(batch, None, t)
             answers = iter(results)
             actions = [next(answers).action if v.alive else 0 for v in perceived]
             c0, t0 = time.process_time(), time.perf_counter()
             res = env.step(actions)
-            compass.append(t_comm + t_inproc[-1] + time.perf_counter() - t0)
+            compass.append(t_comm + pair.t_inproc[-1] + time.perf_counter() - t0)
             compass_cpu.append(c_comm + c_inproc + time.process_time() - c0)
             views = res.views
             done += 1
             if res.done or done >= steps:
                 break
         seed += 1
-    cpu_iso += _worker_cpu(iso.pids()) - worker_cpu0
-    iso.close()
+    skills = pair.close(done)
     med = statistics.median
-    r, c, i, s = med(raw), med(compass), med(t_inproc), med(t_iso)
+    r, c = med(raw), med(compass)
     return {
         "steps": done,
         "episodes": seed - first_seed,
@@ -124,13 +109,106 @@ def _loop(env: Any, family: str, skill_name: str, raw_step, steps: int, seed: in
         "raw_cpu_ms": med(raw_cpu) * 1e3,
         "compass_cpu_ms": med(compass_cpu) * 1e3,
         "overhead_over_raw_cpu": (med(compass_cpu) - med(raw_cpu)) / med(raw_cpu),
-        "skills_inprocess_ms": i * 1e3,
-        "skills_isolated_ms": s * 1e3,
-        "isolated_over_inprocess": s / i,
-        # CPU time (this process, plus the worker for isolated): what the load does not inflate
-        "skills_inprocess_cpu_ms": cpu_inproc / done * 1e3,
-        "skills_isolated_cpu_ms": cpu_iso / done * 1e3,
-        "isolated_over_inprocess_cpu": cpu_iso / cpu_inproc,
+        **skills,
+    }
+
+
+class _Pair:
+    """The in-process and the isolated executor, timed on the same skill batches.
+
+    Each batch goes through both, the order alternating by step; the caller takes the in-process
+    answers (the isolated worker's namespaces and random stream are its own).
+    """
+
+    def __init__(self, api: str, seed: int) -> None:
+        self.inproc = SkillExecutor(api, seed=seed)
+        self.iso = IsolatedExecutor(api, seed=seed)
+        self.t_inproc: list[float] = []  # wall seconds per batch
+        self.t_iso: list[float] = []
+        self.cpu_inproc = self.cpu_iso = 0.0  # this process's CPU seconds in each run_batch
+        self._worker_cpu0 = _worker_cpu(self.iso.pids())  # pids() waits until the worker is up
+
+    def reset_lanes(self, seeds: list[int]) -> None:
+        self.inproc.reset_lanes(seeds)
+        self.iso.reset_lanes(seeds)
+
+    def run(self, batch: list, lanes: list[int] | None, t: int) -> tuple[list, float]:
+        """The in-process results of ``batch`` and the CPU seconds they took."""
+        for ex in (self.inproc, self.iso) if t % 2 else (self.iso, self.inproc):
+            c0, t0 = time.process_time(), time.perf_counter()
+            out = ex.run_batch(batch, lanes)
+            dt, dc = time.perf_counter() - t0, time.process_time() - c0
+            if ex is self.inproc:
+                results, c_inproc = out, dc
+                self.cpu_inproc += dc
+                self.t_inproc.append(dt)
+            else:
+                self.cpu_iso += dc
+                self.t_iso.append(dt)
+        return results, c_inproc
+
+    def close(self, batches: int) -> dict[str, float]:
+        """Stop the worker; the figures per batch: wall medians, CPU means, their ratios."""
+        self.cpu_iso += _worker_cpu(self.iso.pids()) - self._worker_cpu0
+        self.iso.close()
+        i, s = statistics.median(self.t_inproc), statistics.median(self.t_iso)
+        return {
+            "skills_inprocess_ms": i * 1e3,
+            "skills_isolated_ms": s * 1e3,
+            "isolated_over_inprocess": s / i,
+            # CPU time (this process, plus the worker for isolated): what the load does not inflate
+            "skills_inprocess_cpu_ms": self.cpu_inproc / batches * 1e3,
+            "skills_isolated_cpu_ms": self.cpu_iso / batches * 1e3,
+            "isolated_over_inprocess_cpu": self.cpu_iso / self.cpu_inproc,
+        }
+
+
+def _batched_loop(envs: list[Any], family: str, skill_name: str, steps: int, seed: int) -> dict[str, Any]:
+    """Time ``steps`` batched steps of ``len(envs)`` episodes in lockstep, as ``compass eval --batch``
+    plays them (:func:`compass.episode.runner.run_batched`): every running episode's skill calls in
+    one ``run_batch`` (a lane per episode), isolated vs in-process as in :func:`_loop`, then one
+    ``step_batch`` for all; an ended episode idles until all end, then the next seeds start."""
+    skill = SkillLibrary(None, family).compiled[skill_name]
+    pair = _Pair(f"compass.games.{family}.skill_api", seed)
+    n = len(envs)
+    done = calls = 0
+    first_seed = seed
+    while done < steps:
+        seeds = list(range(seed, seed + n))
+        views = [env.reset(s) for env, s in zip(envs, seeds, strict=True)]
+        comms = [CommProtocol("multihop", seed=s) for s in seeds]
+        pair.reset_lanes(seeds)
+        running = list(range(n))
+        for t in range(envs[0].max_steps):
+            perceived = {i: _perceived(comms[i], t, views[i]) for i in running}
+            batch = [(skill, v) for i in running for v in perceived[i] if v.alive]
+            lanes = [i for i in running for v in perceived[i] if v.alive]
+            answers = iter(pair.run(batch, lanes, t)[0])
+            calls += len(batch)
+            inputs = [
+                envs[i].step_begin([next(answers).action if v.alive else 0 for v in perceived[i]])
+                if i in perceived
+                else envs[i].step_idle()
+                for i in range(n)
+            ]
+            outs = envs[0].step_batch(inputs)
+            still = []
+            for i in running:
+                res = envs[i].step_end(outs[i])
+                views[i] = res.views
+                if not res.done:
+                    still.append(i)
+            running = still
+            done += 1
+            if not running or done >= steps:
+                break
+        seed += n
+    return {
+        "batch": n,
+        "steps": done,
+        "episodes": seed - first_seed,
+        "calls_per_step": calls / done,
+        **pair.close(done),
     }
 
 
@@ -143,11 +221,32 @@ def _worker_cpu(pids: list[int]) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
-def bench_smax(steps: int, seed: int) -> dict[str, Any]:
+_LANE_ENVS: dict[str, list[Any]] = {}  # per game: envs for the batched loops, kept across rounds
+
+
+def _batched(game: str, make, family: str, skill: str, sizes: list[int], steps: int, seed: int) -> dict:
+    """:func:`_batched_loop` at each batch size (its envs made once per process)."""
+    envs = _LANE_ENVS.setdefault(game, [])
+    while len(envs) < max(sizes, default=0):
+        envs.append(make())
+    return {str(n): _batched_loop(envs[:n], family, skill, steps, seed) for n in sizes}
+
+
+def bench_smax(steps: int, seed: int, sizes: list[int] = (), batch_steps: int = 0) -> dict[str, Any]:
     import jax
 
     from compass.games.combat.smax import SmaxEnv
 
+    if sizes:
+        return _batched(
+            "smax",
+            lambda: SmaxEnv("protoss_5_vs_5"),
+            "combat",
+            "race_adaptive_combat",
+            sizes,
+            batch_steps,
+            seed,
+        )
     env = SmaxEnv("protoss_5_vs_5")
     env.reset(seed)
     stop = {f"ally_{i}": 4 for i in range(env.n_agents)}  # SMAX's stop action for every unit
@@ -162,13 +261,17 @@ def bench_smax(steps: int, seed: int) -> dict[str, Any]:
     return _loop(env, "combat", "race_adaptive_combat", raw_step, steps, seed)
 
 
-def bench_alem(steps: int, seed: int) -> dict[str, Any]:
+def bench_alem(steps: int, seed: int, sizes: list[int] = (), batch_steps: int = 0) -> dict[str, Any]:
     import jax
     import numpy as np
     from alem.alem_coop.game_logic import alem_step
 
     from compass.games.alem.env import make_alem
 
+    if sizes:
+        return _batched(
+            "alem", lambda: make_alem("hard"), "alem", "alem_role_policy", sizes, batch_steps, seed
+        )
     env = make_alem("hard")
     c = env._c
     raw = jax.jit(lambda k, s, a: alem_step(k, s, a, c.env_params, c.static_params))
@@ -185,6 +288,11 @@ def bench_alem(steps: int, seed: int) -> dict[str, Any]:
     return _loop(env, "alem", "alem_role_policy", raw_step, steps, seed)
 
 
+def _medians(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each figure's median over the rounds, and the rounds themselves."""
+    return {**{k: statistics.median(r[k] for r in rounds) for k in rounds[0]}, "rounds": rounds}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--parts", default="smax,alem", help="comma-separated: smax, alem")
@@ -193,6 +301,12 @@ def main() -> None:
     ap.add_argument(
         "--rounds", type=int, default=5, help="rounds of --steps steps per game (figures: their median)"
     )
+    ap.add_argument(
+        "--batch",
+        default="8,16",
+        help="episodes per batched step (comma-separated; '' for none): isolated vs in-process per batched step",
+    )
+    ap.add_argument("--batch-steps", type=int, default=150, help="timed batched steps per game and size")
     ap.add_argument("--notes", default="", help="stored with the results")
     ap.add_argument("--no-write", action="store_true", help="print only (trial runs on a dirty tree)")
     ap.add_argument(
@@ -207,15 +321,27 @@ def main() -> None:
         ap.error(f"unknown part(s) {', '.join(sorted(unknown))}; valid: smax, alem")
     if args.rounds < 1 or args.steps < 1:
         ap.error("--rounds and --steps must be at least 1")
+    try:
+        sizes = [int(x) for x in args.batch.split(",") if x.strip()]
+    except ValueError:
+        ap.error(f"--batch takes comma-separated episode counts, got {args.batch!r}")
+    if any(n < 2 for n in sizes) or (sizes and args.batch_steps < 1):
+        ap.error(
+            "--batch sizes must be at least 2 (1 is the single-episode figure) and --batch-steps at least 1"
+        )
     results: dict[str, Any] = {"load_avg_before": os.getloadavg(), "args": vars(args)}
     runs = {"smax": ("SMAX protoss 5v5", bench_smax), "alem": ("ALEM hard", bench_alem)}
     rounds: dict[str, list[dict[str, Any]]] = {part: [] for part in parts}
+    batched: dict[str, list[dict[str, Any]]] = {part: [] for part in parts}
     for _ in range(args.rounds):
         for part in parts:
             rounds[part].append(runs[part][1](args.steps, args.seed))
+            if sizes:
+                batched[part].append(runs[part][1](args.steps, args.seed, sizes, args.batch_steps))
     for part in parts:
-        results[part] = {k: statistics.median(r[k] for r in rounds[part]) for k in rounds[part][0]}
-        results[part]["rounds"] = rounds[part]
+        results[part] = _medians(rounds[part])
+        if sizes:
+            results[part]["batched"] = {str(n): _medians([b[str(n)] for b in batched[part]]) for n in sizes}
     results["load_avg_after"] = os.getloadavg()
     print(
         f"\nper env step, medians over {args.steps} steps, then the median of {args.rounds} rounds; load average before/after "
@@ -234,6 +360,23 @@ def main() -> None:
         )
         spread = sorted(x["overhead_over_raw"] for x in r["rounds"])
         print(f"{'':18s} overhead/raw by round: {', '.join(f'{x:.2f}x' for x in spread)}")
+    if sizes:
+        print(
+            f"\nper batched step (N episodes, one sandbox batch), medians over {args.batch_steps} steps, "
+            f"then the median of {args.rounds} rounds"
+        )
+        print(
+            f"{'game':18s} {'N':>3s} {'calls':>6s} {'skills in-proc':>14s} {'isolated':>9s} "
+            f"{'iso/in-proc':>11s} {'CPU iso/in-proc':>15s}"
+        )
+        for part in parts:
+            for n in sizes:
+                b = results[part]["batched"][str(n)]
+                print(
+                    f"{runs[part][0]:18s} {n:3d} {b['calls_per_step']:6.1f} {b['skills_inprocess_ms']:13.3f}  "
+                    f"{b['skills_isolated_ms']:8.3f} {b['isolated_over_inprocess']:10.2f}x"
+                    f" {b['isolated_over_inprocess_cpu']:14.2f}x"
+                )
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
