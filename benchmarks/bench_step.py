@@ -1,6 +1,6 @@
 """Per env step: compass's own cost against the game's raw jitted step, and isolated vs in-process skills.
 
-Run (~2 min on 2 cores): ``python benchmarks/bench_step.py``
+Run (~4 min on 2 cores): ``python benchmarks/bench_step.py``
 Only one game:           ``--parts smax`` or ``--parts alem``
 A trial run:             ``--out /tmp/x.json`` (written there, never under benchmarks/results)
 
@@ -21,6 +21,11 @@ same step, the same statistic (median over steps) for:
   answers): isolated / in-process, as wall time and as CPU time (this process plus the worker,
   from ``/proc``; a loaded machine inflates wall time, whose wake-ups wait for a core, much
   more than CPU time).
+* per batched step (``--batch 8,16``): N episodes played in lockstep as ``compass eval --batch N``
+  plays them (:func:`compass.episode.runner.run_batched`: every running episode's skill calls in one
+  sandbox batch, a lane per episode, then one ``step_batch`` for all; ended episodes idle until all
+  end), the batch timed through both executors as above: the fixed cost of a worker round trip is
+  shared by N episodes, the cost per view is not. ``--batch-steps`` batched steps per size and round.
 
 Skills: ``race_adaptive_combat`` (SMAX protoss 5v5), ``alem_role_policy`` (ALEM hard, 3 agents):
 the library defaults the benchmarks use. Episodes start at ``--seed`` and go on until ``--steps``
