@@ -18,7 +18,7 @@ same step, the same statistic (median over steps) for:
   count), which a loaded machine inflates less than wall time.
 * the step's skill batch through the isolated executor (worker process, the default) and the
   in-process one, on the same views, in alternating order (the env takes the in-process
-  answers): isolated / in-process, as wall time and as CPU time (this process plus the worker,
+  answers): isolated / in-process, as wall time and as CPU time (this thread plus the worker,
   from ``/proc``; a loaded machine inflates wall time, whose wake-ups wait for a core, much
   more than CPU time).
 * per batched step (``--batch 8,16``): N episodes played in lockstep as ``compass eval --batch N``
@@ -128,7 +128,9 @@ class _Pair:
         self.iso = IsolatedExecutor(api, seed=seed)
         self.t_inproc: list[float] = []  # wall seconds per batch
         self.t_iso: list[float] = []
-        self.cpu_inproc = self.cpu_iso = 0.0  # this process's CPU seconds in each run_batch
+        # CPU seconds of this thread in each run_batch: not the process's, whose other threads
+        # (BLAS, JAX) can spin or work meanwhile (ALEM batched rounds' ratios ran 0.9-3.4x so)
+        self.cpu_inproc = self.cpu_iso = 0.0
         self._seeds = [seed]
         self._worker_cpu0: float | None = None  # the worker's CPU seconds once it is warm
 
@@ -138,7 +140,7 @@ class _Pair:
         self.iso.reset_lanes(seeds)
 
     def run(self, batch: list, lanes: list[int] | None, t: int) -> tuple[list, float]:
-        """The in-process results of ``batch`` and the CPU seconds they took."""
+        """The in-process results of ``batch`` and the CPU seconds they took (the process's)."""
         if self._worker_cpu0 is None:
             # Once, untimed: the worker compiles the skill from source on its first batch (the
             # in-process executor runs the library's compiled skill), a cost per run, not per step.
@@ -146,15 +148,15 @@ class _Pair:
             self.iso.reset_lanes(self._seeds)
             self._worker_cpu0 = _worker_cpu(self.iso.pids())
         for ex in (self.inproc, self.iso) if t % 2 else (self.iso, self.inproc):
-            c0, t0 = time.process_time(), time.perf_counter()
+            c0, h0, t0 = time.process_time(), time.thread_time(), time.perf_counter()
             out = ex.run_batch(batch, lanes)
-            dt, dc = time.perf_counter() - t0, time.process_time() - c0
+            dt, dh = time.perf_counter() - t0, time.thread_time() - h0
             if ex is self.inproc:
-                results, c_inproc = out, dc
-                self.cpu_inproc += dc
+                results, c_inproc = out, time.process_time() - c0
+                self.cpu_inproc += dh
                 self.t_inproc.append(dt)
             else:
-                self.cpu_iso += dc
+                self.cpu_iso += dh
                 self.t_iso.append(dt)
         return results, c_inproc
 
@@ -167,7 +169,7 @@ class _Pair:
             "skills_inprocess_ms": i * 1e3,
             "skills_isolated_ms": s * 1e3,
             "isolated_over_inprocess": s / i,
-            # CPU time (this process, plus the worker for isolated): what the load does not inflate
+            # CPU time (this thread, plus the worker for isolated): what the load does not inflate
             "skills_inprocess_cpu_ms": self.cpu_inproc / batches * 1e3,
             "skills_isolated_cpu_ms": self.cpu_iso / batches * 1e3,
             "isolated_over_inprocess_cpu": self.cpu_iso / self.cpu_inproc,
