@@ -1,6 +1,6 @@
 """Per env step: compass's own cost against the game's raw jitted step, and isolated vs in-process skills.
 
-Run (~2 min on 2 cores): ``python benchmarks/bench_step.py``
+Run (~4 min on 2 cores): ``python benchmarks/bench_step.py``
 Only one game:           ``--parts smax`` or ``--parts alem``
 A trial run:             ``--out /tmp/x.json`` (written there, never under benchmarks/results)
 
@@ -18,9 +18,14 @@ same step, the same statistic (median over steps) for:
   count), which a loaded machine inflates less than wall time.
 * the step's skill batch through the isolated executor (worker process, the default) and the
   in-process one, on the same views, in alternating order (the env takes the in-process
-  answers): isolated / in-process, as wall time and as CPU time (this process plus the worker,
+  answers): isolated / in-process, as wall time and as CPU time (this thread plus the worker,
   from ``/proc``; a loaded machine inflates wall time, whose wake-ups wait for a core, much
   more than CPU time).
+* per batched step (``--batch 8,16``): N episodes played in lockstep as ``compass eval --batch N``
+  plays them (:func:`compass.episode.runner.run_batched`: every running episode's skill calls in one
+  sandbox batch, a lane per episode, then one ``step_batch`` for all; ended episodes idle until all
+  end), the batch timed through both executors as above: the fixed cost of a worker round trip is
+  shared by N episodes, the cost per view is not. ``--batch-steps`` batched steps per size and round.
 
 Skills: ``race_adaptive_combat`` (SMAX protoss 5v5), ``alem_role_policy`` (ALEM hard, 3 agents):
 the library defaults the benchmarks use. Episodes start at ``--seed`` and go on until ``--steps``
@@ -65,19 +70,14 @@ def _loop(env: Any, family: str, skill_name: str, raw_step, steps: int, seed: in
     """Time ``steps`` env steps: raw, compass, and the skill batch isolated vs in-process."""
     skill = SkillLibrary(None, family).compiled[skill_name]
     api = f"compass.games.{family}.skill_api"
-    inproc = SkillExecutor(api, seed=seed)
-    iso = IsolatedExecutor(api, seed=seed)
-    iso.pids()  # waits until the worker is up
-    raw, compass, t_inproc, t_iso = [], [], [], []
+    pair = _Pair(api, seed)
+    raw, compass = [], []
     raw_cpu, compass_cpu = [], []  # this process's CPU seconds (JAX's threads included) per step
-    cpu_inproc = cpu_iso = 0.0  # this process's CPU seconds in each executor's run_batch
-    worker_cpu0 = _worker_cpu(iso.pids())
     done, first_seed = 0, seed
     while done < steps:
         views = env.reset(seed)
         comm = CommProtocol("multihop", seed=seed)
-        inproc.reset(seed)
-        iso.reset(seed)
+        pair.reset_lanes([seed])
         for t in range(env.max_steps):
             c0 = time.process_time()
             raw.append(raw_step())
@@ -86,33 +86,21 @@ def _loop(env: Any, family: str, skill_name: str, raw_step, steps: int, seed: in
             perceived = _perceived(comm, t, views)
             batch = [(skill, v) for v in perceived if v.alive]
             t_comm, c_comm = time.perf_counter() - t0, time.process_time() - c0
-            # The batch through both executors, order alternating; the env takes the in-process
-            # answers (the isolated worker's namespaces and random stream are its own).
-            for ex in (inproc, iso) if t % 2 else (iso, inproc):
-                c0, t0 = time.process_time(), time.perf_counter()
-                out = ex.run_batch(batch)
-                dt, dc = time.perf_counter() - t0, time.process_time() - c0
-                if ex is inproc:
-                    results, cpu_inproc, c_inproc = out, cpu_inproc + dc, dc
-                    t_inproc.append(dt)
-                else:
-                    cpu_iso += dc
-                    t_iso.append(dt)
+            results, c_inproc = pair.run(batch, None, t)
             answers = iter(results)
             actions = [next(answers).action if v.alive else 0 for v in perceived]
             c0, t0 = time.process_time(), time.perf_counter()
             res = env.step(actions)
-            compass.append(t_comm + t_inproc[-1] + time.perf_counter() - t0)
+            compass.append(t_comm + pair.t_inproc[-1] + time.perf_counter() - t0)
             compass_cpu.append(c_comm + c_inproc + time.process_time() - c0)
             views = res.views
             done += 1
             if res.done or done >= steps:
                 break
         seed += 1
-    cpu_iso += _worker_cpu(iso.pids()) - worker_cpu0
-    iso.close()
+    skills = pair.close(done)
     med = statistics.median
-    r, c, i, s = med(raw), med(compass), med(t_inproc), med(t_iso)
+    r, c = med(raw), med(compass)
     return {
         "steps": done,
         "episodes": seed - first_seed,
@@ -124,31 +112,163 @@ def _loop(env: Any, family: str, skill_name: str, raw_step, steps: int, seed: in
         "raw_cpu_ms": med(raw_cpu) * 1e3,
         "compass_cpu_ms": med(compass_cpu) * 1e3,
         "overhead_over_raw_cpu": (med(compass_cpu) - med(raw_cpu)) / med(raw_cpu),
-        "skills_inprocess_ms": i * 1e3,
-        "skills_isolated_ms": s * 1e3,
-        "isolated_over_inprocess": s / i,
-        # CPU time (this process, plus the worker for isolated): what the load does not inflate
-        "skills_inprocess_cpu_ms": cpu_inproc / done * 1e3,
-        "skills_isolated_cpu_ms": cpu_iso / done * 1e3,
-        "isolated_over_inprocess_cpu": cpu_iso / cpu_inproc,
+        **skills,
+    }
+
+
+class _Pair:
+    """The in-process and the isolated executor, timed on the same skill batches.
+
+    Each batch goes through both, the order alternating by step; the caller takes the in-process
+    answers (the isolated worker's namespaces and random stream are its own).
+    """
+
+    def __init__(self, api: str, seed: int) -> None:
+        self.inproc = SkillExecutor(api, seed=seed)
+        self.iso = IsolatedExecutor(api, seed=seed)
+        self.t_inproc: list[float] = []  # wall seconds per batch
+        self.t_iso: list[float] = []
+        # CPU seconds of this thread in each run_batch: not the process's, whose other threads
+        # (BLAS, JAX) can spin or work meanwhile (ALEM batched rounds' ratios ran 0.9-3.4x so)
+        self.cpu_inproc = self.cpu_iso = 0.0
+        self._seeds = [seed]
+        self._worker_cpu0: float | None = None  # the worker's CPU seconds once it is warm
+
+    def reset_lanes(self, seeds: list[int]) -> None:
+        self._seeds = list(seeds)
+        self.inproc.reset_lanes(seeds)
+        self.iso.reset_lanes(seeds)
+
+    def run(self, batch: list, lanes: list[int] | None, t: int) -> tuple[list, float]:
+        """The in-process results of ``batch`` and the CPU seconds they took (the process's)."""
+        if self._worker_cpu0 is None:
+            # Once, untimed: the worker compiles the skill from source on its first batch (the
+            # in-process executor runs the library's compiled skill), a cost per run, not per step.
+            self.iso.run_batch(batch, lanes)
+            self.iso.reset_lanes(self._seeds)
+            self._worker_cpu0 = _worker_cpu(self.iso.pids())
+        for ex in (self.inproc, self.iso) if t % 2 else (self.iso, self.inproc):
+            c0, h0, t0 = time.process_time(), time.thread_time(), time.perf_counter()
+            out = ex.run_batch(batch, lanes)
+            dt, dh = time.perf_counter() - t0, time.thread_time() - h0
+            if ex is self.inproc:
+                results, c_inproc = out, time.process_time() - c0
+                self.cpu_inproc += dh
+                self.t_inproc.append(dt)
+            else:
+                self.cpu_iso += dh
+                self.t_iso.append(dt)
+        return results, c_inproc
+
+    def close(self, batches: int) -> dict[str, float]:
+        """Stop the worker; the figures per batch: wall medians, CPU means, their ratios."""
+        self.cpu_iso += _worker_cpu(self.iso.pids()) - self._worker_cpu0
+        self.iso.close()
+        i, s = statistics.median(self.t_inproc), statistics.median(self.t_iso)
+        return {
+            "skills_inprocess_ms": i * 1e3,
+            "skills_isolated_ms": s * 1e3,
+            "isolated_over_inprocess": s / i,
+            # CPU time (this thread, plus the worker for isolated): what the load does not inflate
+            "skills_inprocess_cpu_ms": self.cpu_inproc / batches * 1e3,
+            "skills_isolated_cpu_ms": self.cpu_iso / batches * 1e3,
+            "isolated_over_inprocess_cpu": self.cpu_iso / self.cpu_inproc,
+        }
+
+
+def _batched_loop(envs: list[Any], family: str, skill_name: str, steps: int, seed: int) -> dict[str, Any]:
+    """Time ``steps`` batched steps of ``len(envs)`` episodes in lockstep, as ``compass eval --batch``
+    plays them (:func:`compass.episode.runner.run_batched`): every running episode's skill calls in
+    one ``run_batch`` (a lane per episode), isolated vs in-process as in :func:`_loop`, then one
+    ``step_batch`` for all; an ended episode idles until all end, then the next seeds start."""
+    skill = SkillLibrary(None, family).compiled[skill_name]
+    pair = _Pair(f"compass.games.{family}.skill_api", seed)
+    n = len(envs)
+    done = calls = 0
+    first_seed = seed
+    while done < steps:
+        seeds = list(range(seed, seed + n))
+        views = [env.reset(s) for env, s in zip(envs, seeds, strict=True)]
+        comms = [CommProtocol("multihop", seed=s) for s in seeds]
+        pair.reset_lanes(seeds)
+        running = list(range(n))
+        for t in range(envs[0].max_steps):
+            perceived = {i: _perceived(comms[i], t, views[i]) for i in running}
+            batch = [(skill, v) for i in running for v in perceived[i] if v.alive]
+            lanes = [i for i in running for v in perceived[i] if v.alive]
+            answers = iter(pair.run(batch, lanes, t)[0])
+            calls += len(batch)
+            inputs = [
+                envs[i].step_begin([next(answers).action if v.alive else 0 for v in perceived[i]])
+                if i in perceived
+                else envs[i].step_idle()
+                for i in range(n)
+            ]
+            outs = envs[0].step_batch(inputs)
+            still = []
+            for i in running:
+                res = envs[i].step_end(outs[i])
+                views[i] = res.views
+                if not res.done:
+                    still.append(i)
+            running = still
+            done += 1
+            if not running or done >= steps:
+                break
+        seed += n
+    return {
+        "batch": n,
+        "steps": done,
+        "episodes": seed - first_seed,
+        "calls_per_step": calls / done,
+        **pair.close(done),
     }
 
 
 def _worker_cpu(pids: list[int]) -> float:
-    """User + system CPU seconds of the worker processes so far (Linux ``/proc``)."""
-    total = 0
+    """CPU seconds (user + system) of the worker processes so far, all their threads (Linux ``/proc``).
+
+    From each thread's ``schedstat`` (nanoseconds): ``stat``'s clock ticks (10 ms) came to
+    +-15% of a 400-step SMAX run's worker time (~70 ms). Ticks where schedstat is missing.
+    """
+    total = 0.0
     for pid in pids:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
+        tasks = sorted(Path(f"/proc/{pid}/task").glob("*/schedstat"))
+        if tasks:
+            total += sum(int(t.read_text().split()[0]) for t in tasks) / 1e9
+        else:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+_LANE_ENVS: dict[str, list[Any]] = {}  # per game: envs for the batched loops, kept across rounds
+_SKILLS = {"smax": ("combat", "race_adaptive_combat"), "alem": ("alem", "alem_role_policy")}
+
+
+def _make_env(game: str) -> Any:
+    if game == "smax":
+        from compass.games.combat.smax import SmaxEnv
+
+        return SmaxEnv("protoss_5_vs_5")
+    from compass.games.alem.env import make_alem
+
+    return make_alem("hard")
+
+
+def bench_batched(game: str, sizes: list[int], steps: int, seed: int) -> dict[str, dict[str, Any]]:
+    """:func:`_batched_loop` for ``game`` at each batch size (its envs made once per process)."""
+    envs = _LANE_ENVS.setdefault(game, [])
+    while len(envs) < max(sizes):
+        envs.append(_make_env(game))
+    family, skill = _SKILLS[game]
+    return {str(n): _batched_loop(envs[:n], family, skill, steps, seed) for n in sizes}
 
 
 def bench_smax(steps: int, seed: int) -> dict[str, Any]:
     import jax
 
-    from compass.games.combat.smax import SmaxEnv
-
-    env = SmaxEnv("protoss_5_vs_5")
+    env = _make_env("smax")
     env.reset(seed)
     stop = {f"ally_{i}": 4 for i in range(env.n_agents)}  # SMAX's stop action for every unit
     key = jax.random.PRNGKey(0)
@@ -159,7 +279,7 @@ def bench_smax(steps: int, seed: int) -> dict[str, Any]:
         return time.perf_counter() - t0
 
     raw_step()  # compiled already by the env; one call to warm the dispatch path
-    return _loop(env, "combat", "race_adaptive_combat", raw_step, steps, seed)
+    return _loop(env, *_SKILLS["smax"], raw_step, steps, seed)
 
 
 def bench_alem(steps: int, seed: int) -> dict[str, Any]:
@@ -167,9 +287,7 @@ def bench_alem(steps: int, seed: int) -> dict[str, Any]:
     import numpy as np
     from alem.alem_coop.game_logic import alem_step
 
-    from compass.games.alem.env import make_alem
-
-    env = make_alem("hard")
+    env = _make_env("alem")
     c = env._c
     raw = jax.jit(lambda k, s, a: alem_step(k, s, a, c.env_params, c.static_params))
     key = jax.random.PRNGKey(0)
@@ -182,7 +300,12 @@ def bench_alem(steps: int, seed: int) -> dict[str, Any]:
         jax.block_until_ready(raw(key, env.state, noop))
         return time.perf_counter() - t0
 
-    return _loop(env, "alem", "alem_role_policy", raw_step, steps, seed)
+    return _loop(env, *_SKILLS["alem"], raw_step, steps, seed)
+
+
+def _medians(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each figure's median over the rounds, and the rounds themselves."""
+    return {**{k: statistics.median(r[k] for r in rounds) for k in rounds[0]}, "rounds": rounds}
 
 
 def main() -> None:
@@ -193,6 +316,12 @@ def main() -> None:
     ap.add_argument(
         "--rounds", type=int, default=5, help="rounds of --steps steps per game (figures: their median)"
     )
+    ap.add_argument(
+        "--batch",
+        default="8,16",
+        help="episodes per batched step (comma-separated; '' for none): isolated vs in-process per batched step",
+    )
+    ap.add_argument("--batch-steps", type=int, default=150, help="timed batched steps per game and size")
     ap.add_argument("--notes", default="", help="stored with the results")
     ap.add_argument("--no-write", action="store_true", help="print only (trial runs on a dirty tree)")
     ap.add_argument(
@@ -207,15 +336,27 @@ def main() -> None:
         ap.error(f"unknown part(s) {', '.join(sorted(unknown))}; valid: smax, alem")
     if args.rounds < 1 or args.steps < 1:
         ap.error("--rounds and --steps must be at least 1")
+    try:
+        sizes = [int(x) for x in args.batch.split(",") if x.strip()]
+    except ValueError:
+        ap.error(f"--batch takes comma-separated episode counts, got {args.batch!r}")
+    if any(n < 2 for n in sizes) or (sizes and args.batch_steps < 1):
+        ap.error(
+            "--batch sizes must be at least 2 (1 is the single-episode figure) and --batch-steps at least 1"
+        )
     results: dict[str, Any] = {"load_avg_before": os.getloadavg(), "args": vars(args)}
     runs = {"smax": ("SMAX protoss 5v5", bench_smax), "alem": ("ALEM hard", bench_alem)}
     rounds: dict[str, list[dict[str, Any]]] = {part: [] for part in parts}
+    batched: dict[str, list[dict[str, Any]]] = {part: [] for part in parts}
     for _ in range(args.rounds):
         for part in parts:
             rounds[part].append(runs[part][1](args.steps, args.seed))
+            if sizes:
+                batched[part].append(bench_batched(part, sizes, args.batch_steps, args.seed))
     for part in parts:
-        results[part] = {k: statistics.median(r[k] for r in rounds[part]) for k in rounds[part][0]}
-        results[part]["rounds"] = rounds[part]
+        results[part] = _medians(rounds[part])
+        if sizes:
+            results[part]["batched"] = {str(n): _medians([b[str(n)] for b in batched[part]]) for n in sizes}
     results["load_avg_after"] = os.getloadavg()
     print(
         f"\nper env step, medians over {args.steps} steps, then the median of {args.rounds} rounds; load average before/after "
@@ -234,6 +375,23 @@ def main() -> None:
         )
         spread = sorted(x["overhead_over_raw"] for x in r["rounds"])
         print(f"{'':18s} overhead/raw by round: {', '.join(f'{x:.2f}x' for x in spread)}")
+    if sizes:
+        print(
+            f"\nper batched step (N episodes, one sandbox batch), medians over {args.batch_steps} steps, "
+            f"then the median of {args.rounds} rounds"
+        )
+        print(
+            f"{'game':18s} {'N':>3s} {'calls':>6s} {'skills in-proc':>14s} {'isolated':>9s} "
+            f"{'iso/in-proc':>11s} {'CPU iso/in-proc':>15s}"
+        )
+        for part in parts:
+            for n in sizes:
+                b = results[part]["batched"][str(n)]
+                print(
+                    f"{runs[part][0]:18s} {n:3d} {b['calls_per_step']:6.1f} {b['skills_inprocess_ms']:13.3f}  "
+                    f"{b['skills_isolated_ms']:8.3f} {b['isolated_over_inprocess']:10.2f}x"
+                    f" {b['isolated_over_inprocess_cpu']:14.2f}x"
+                )
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)

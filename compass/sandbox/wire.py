@@ -6,7 +6,7 @@ A view can carry large arrays that change little between steps (ALEM's per-agent
 step cost ~10 ms a step for three agents. The parent keeps a copy of each array as last sent to
 a worker; the worker keeps a mirror; a step sends only the elements that changed. Arrays are
 keyed by the parent object's ``id`` (the parent holds a reference, so the id is not reused while
-it is mirrored); arrays not sent in a batch are forgotten on both sides with the next one.
+it is mirrored); arrays that two messages in a row leave out are forgotten on both sides.
 
 Entities are most of a view (SMAX: ~5 a view, 16 fields each) and a batch of episodes sends
 hundreds a step. Pickled as objects, each costs a ``__reduce_ex__`` and a keyed state dict;
@@ -51,13 +51,23 @@ class ArrayMirrorSender:
         self._used: set[int] = set()
 
     def dumps(self, message: tuple) -> bytes:
-        """``message`` pickled; its first element is a list of array keys the worker may forget."""
-        forget = [k for k in self._sent if k not in self._used]
-        for k in forget:
-            del self._sent[k]
+        """``message`` pickled, then the list of array keys the worker may forget, pickled after it.
+
+        An array is forgotten when two messages in a row leave it out. The list is made after the
+        message is pickled, so it never names an array the message sends: the worker drops the
+        keys after rebuilding the message, and an array left out of one message (a ``reset``
+        between two batches, an agent skipped for a step) and sent again in the next would
+        otherwise be dropped right after it arrived, and the batch after that would name a
+        mirror the worker no longer has.
+        """
+        stale = [k for k in self._sent if k not in self._used]  # left out of the previous message
         self._used = set()
         buf = io.BytesIO()
-        _Pickler(buf, self).dump((forget, *message))
+        _Pickler(buf, self).dump(message)
+        forget = [k for k in stale if k not in self._used]
+        for k in forget:
+            del self._sent[k]  # after pickling: a key still held cannot be another array's id
+        pickle.dump(forget, buf, pickle.HIGHEST_PROTOCOL)
         return buf.getvalue()
 
     def _reduce(self, obj: np.ndarray) -> Any:
@@ -140,13 +150,14 @@ class ArrayMirrorReceiver:
     def loads(self, data: bytes) -> Any:
         global _RECEIVER
         _RECEIVER = self
+        stream = io.BytesIO(data)
         try:
-            forget, *message = pickle.loads(data)
+            message = pickle.load(stream)
         finally:
             _RECEIVER = None
-        for k in forget:
+        for k in pickle.load(stream):
             self._mirrors.pop(k, None)
-        return tuple(message)
+        return message
 
     def load_array(self, *pid: Any) -> np.ndarray:
         kind, key = pid[0], pid[1]

@@ -50,6 +50,21 @@ def test_mirrors_are_read_only_and_forgotten_when_unused():
     assert np.array_equal(got[0].blocks, b.blocks)
 
 
+def test_an_array_left_out_of_one_message_still_arrives_in_the_ones_after():
+    """A ``reset`` between two batches (or an agent skipped for a step) leaves the arrays out of
+    one message; sent again, they must stay mirrored: the worker used to drop them right after
+    they arrived, and the next batch then named a mirror it no longer had (the worker died)."""
+    send, recv = ArrayMirrorSender(), ArrayMirrorReceiver()
+    h = Holder()
+    roundtrip(send, recv, h)
+    recv.loads(send.dumps(("reset", [0])))
+    for step in range(3):
+        h.blocks[0, 0, step] = step + 1  # a delta, then unchanged, then a delta
+        got, _ = roundtrip(send, recv, h)
+        assert np.array_equal(got.blocks, h.blocks)
+    assert set(recv._mirrors) == set(send._sent)
+
+
 def test_shape_change_and_views_are_sent_whole():
     send, recv = ArrayMirrorSender(), ArrayMirrorReceiver()
     base = np.arange(200 * 200, dtype=np.int32).reshape(200, 200)
