@@ -57,9 +57,14 @@ def test_the_policys_survival_thresholds_are_tunable_and_change_what_it_does():
 
     skill = SkillLibrary(None, "alem").get("alem_role_policy")
     values = get_params(skill)
-    assert {"threat_radius", "flee_health", "food_request", "drink_request", "share_keep", "descend_from"} <= set(
-        values
-    )
+    assert {
+        "threat_radius",
+        "flee_health",
+        "food_request",
+        "drink_request",
+        "share_keep",
+        "descend_from",
+    } <= set(values)
     food = values["food_request"] + 1
     forager = Teammate(1, "forager", 4, 1, 3, 0, 3, 9.0)
     inv = {k: 0 for k in ("wood", "stone", "pickaxe", "sword", "sapling", "coal", "iron", "diamond")}
