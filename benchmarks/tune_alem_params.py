@@ -13,7 +13,7 @@ Tuning seeds only: every seed must lie in ``compass.games.alem.protocol.TUNING_S
 docs/alem.md "Seed protocol").
 
     python benchmarks/tune_alem_params.py --env alem:hard --seeds 0,1 --steps 1500 \\
-        --grid dusk=100,120,140 --grid stone_reserve=2,3,5 --out /tmp/tune.json
+        --grid dusk=100,120,140 --grid flee_health=2,4 --out /tmp/tune.json
 """
 
 from __future__ import annotations

@@ -31,3 +31,52 @@ def test_tuner_grid_is_checked_against_the_skills_parameters():
     tuned = set_params(skill, {"dusk": start + 17})
     assert get_params(tuned)["dusk"] == start + 17 and get_params(skill)["dusk"] == start
     assert f"dusk = {start + 17}" in tuned.code and tuned.code.count("\n") == skill.code.count("\n")
+
+
+def _run_policy(skill, d):
+    """One step of ``skill`` through the real sandbox on the hand-drawn view ``d``."""
+    from compass.core.types import AgentView, OwnUnit
+    from compass.sandbox import SkillExecutor, compile_skill
+
+    compiled = compile_skill(skill.code, skill.name, "alem")
+    own = OwnUnit(d.role, float(d.position[0]), float(d.position[1]), 9.0, 5.0, 1.0, 0, 48.0, 48.0)
+    view = AgentView(0, "alem", d.step, True, own, (), tuple(range(56)), "", obs=d)
+    result = SkillExecutor("compass.games.alem.skill_api", seed=0).run(compiled, view)
+    assert result.error is None
+    return result.action
+
+
+def test_the_policys_survival_thresholds_are_tunable_and_change_what_it_does():
+    """The thresholds the tuner walks are declared literals, and moving one moves the behaviour:
+    a miner one food above its request threshold does not ask the forager; with the threshold
+    raised by one (what --write would store) it asks."""
+    from test_alem_api import _obs
+
+    from compass.games.alem.obs import Teammate
+    from compass.games.alem.skill_api import request
+
+    skill = SkillLibrary(None, "alem").get("alem_role_policy")
+    values = get_params(skill)
+    assert {
+        "threat_radius",
+        "flee_health",
+        "food_request",
+        "drink_request",
+        "share_keep",
+        "descend_from",
+    } <= set(values)
+    food = values["food_request"] + 1
+    forager = Teammate(1, "forager", 4, 1, 3, 0, 3, 9.0)
+    inv = {k: 0 for k in ("wood", "stone", "pickaxe", "sword", "sapling", "coal", "iron", "diamond")}
+    inv |= {"armour": 0, "arrows": 0, "torches": 0}
+    d = _obs(
+        ["......", ".@....", "......"],
+        role="miner",
+        step=40,
+        status={"health": 9, "food": food, "drink": 9, "energy": 9},
+        inventory=inv,
+        teammates=[forager],
+    )
+    assert _run_policy(skill, d) != request("food")
+    hungrier = set_params(skill, {"food_request": food})
+    assert _run_policy(hungrier, d) == request("food")

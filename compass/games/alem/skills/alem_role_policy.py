@@ -2,7 +2,7 @@
 # parent: -
 # created: 2026-11-22
 # model: -
-# params: dusk, dawn
+# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from
 # subtask: Play ALEM as any role: survive, then coordinate with the team, then climb the tool ladder
 # tuned: alem:hard seeds 0,1,2,3 x 2000 steps: total_pct 5.563, return 20.017 -> total_pct 6.383, return 23.250
 def alem_role_policy(obs: str) -> int:
@@ -21,6 +21,19 @@ def alem_role_policy(obs: str) -> int:
     cleared level. The warrior hunts nearby monsters, the forager keeps the team fed, the miner mines and places stone."""
     dusk = 120  # step of the 300-step day from which the agent seals itself in for the night...
     dawn = 265  # ... until this step (or while the light is below 0.35)
+    threat_radius = 6  # hostile creatures within this many tiles are threats
+    elite_flee_health = 5  # flee an adjacent elite fought without enough teammates at this health or below
+    cornered_health = 2  # a non-warrior flees an adjacent creature at this health or below
+    flee_health = 3  # flee the nearest threat (not adjacent) at this health or below
+    archer_health = 5  # charge skeletons within 4 tiles from this health up
+    engage_health = 6  # the fed warrior attacks threats from this health up
+    food_request = 6  # a non-forager asks the forager for food at this food or below...
+    drink_request = 3  # ... and for drink at this drink or below
+    drink_urgent = 2  # drink at the nearest known water (or ask for drink) at this drink or below
+    thirst = 4  # walk to water (or explore for it) at this drink or below
+    share_keep = 7  # give requested food or drink only while holding this much (the forager one more)
+    fed_level = 3  # seal in for the night only with food and drink above this
+    descend_from = 1200  # step from which a team with a pickaxe descends from the overworld
     d = parse_obs(obs)
     if not d.alive or d.sleeping or d.resting:
         return noop()
@@ -32,21 +45,21 @@ def alem_role_policy(obs: str) -> int:
     forager_alive = any(t.role == "forager" for t in mates)
 
     # 1. Creatures: hit what is adjacent, flee when nearly dead, the warrior hunts.
-    threats = hostile_mobs(d, 6)
+    threats = hostile_mobs(d, threat_radius)
     for m in threats:
         if m.dist == 1:
             alone_on_elite = m.coord == 2 and agents_adjacent(d, (m.x, m.y)) < max(2, m.agents_required)
-            if (alone_on_elite and d.health <= 5) or (d.health <= 2 and role != "warrior"):
+            if (alone_on_elite and d.health <= elite_flee_health) or (d.health <= cornered_health and role != "warrior"):
                 return flee(d, (m.x, m.y))
             return act_on(d, (m.x, m.y))
     # Ask the forager early: a request is one action, and Give works at any distance.
     if role != "forager" and forager_alive and d.my_request is None:
-        if d.food <= 6:
+        if d.food <= food_request:
             return request("food")
-        if d.drink <= 3:
+        if d.drink <= drink_request:
             return request("drink")
     water = nearest(d, "water")
-    if d.drink <= 2 and water is not None:
+    if d.drink <= drink_urgent and water is not None:
         return act_on(d, water)
     if d.energy <= 0 and not hostile_mobs(d, 3):
         return sleep()
@@ -55,35 +68,35 @@ def alem_role_policy(obs: str) -> int:
         if t.request and legal(give(t.id)):
             # Keep a margin: a forager that shared down to 4 food starved in its sleep (seen in an
             # earlier session's runs); it refills from cows (6 food, gated to its role) while hunting.
-            if t.request == "food" and d.food >= (8 if role == "forager" else 7):
+            if t.request == "food" and d.food >= share_keep + (role == "forager"):
                 return give(t.id)
-            if t.request == "drink" and d.drink >= (8 if role == "forager" else 7):
+            if t.request == "drink" and d.drink >= share_keep + (role == "forager"):
                 return give(t.id)
             if t.request not in ("food", "drink") and inv.get(t.request, 0) >= 2:
                 return give(t.id)
 
     if threats:
         m = threats[0]
-        if d.health <= 3:
+        if d.health <= flee_health:
             return flee(d, (m.x, m.y))
         # Skeletons shoot from afar but have 3 health: charge the close ones instead of taking arrows.
         archers = [x for x in threats if x.kind == "ranged" and x.dist <= 4 and x.coord != 2]
-        if archers and d.health >= 5:
+        if archers and d.health >= archer_health:
             return act_on(d, (archers[0].x, archers[0].y))
-        if (role == "warrior" and d.health >= 6 and d.food > 2) or (m.dist <= 2 and inv["sword"] >= 1):
+        if (role == "warrior" and d.health >= engage_health and d.food > 2) or (m.dist <= 2 and inv["sword"] >= 1):
             if m.coord != 2 or len(mates) > 0:
                 return act_on(d, (m.x, m.y))
 
     # 3. Survival.
-    if water is not None and (d.drink <= 4 or (d.drink < d.max_food - 1 and distance(me, water) == 1)):
-        if role != "forager" and forager_alive and d.drink <= 2 and d.my_request is None:
+    if water is not None and (d.drink <= thirst or (d.drink < d.max_food - 1 and distance(me, water) == 1)):
+        if role != "forager" and forager_alive and d.drink <= drink_urgent and d.my_request is None:
             return request("drink")
         return act_on(d, water)
-    if d.drink <= 4 and water is None:
+    if d.drink <= thirst and water is None:
         return explore(d)
     # Nights are spent sealed in a stone tunnel, asleep (zombies come out in the dark; sleepers take
     # 2.5x damage). Daytime naps only when exhausted.
-    fed = d.food > 3 and d.drink > 3  # starving or thirsty sleepers lose health all night
+    fed = d.food > fed_level and d.drink > fed_level  # starving or thirsty sleepers lose health all night
     night = shelter_time(d, dusk, dawn) or d.light < 0.35
     if enclosed(d):
         if (night or d.energy <= 3) and (fed or d.energy <= 1):
@@ -232,7 +245,7 @@ def alem_role_policy(obs: str) -> int:
 
     # Descend once the overworld basics are done (every teammate is teleported along and unlocks the
     # next level's Enter achievement), or late in the episode from deeper cleared levels.
-    late = d.step > 0.6 * d.max_steps or (d.level == 0 and d.step >= 1200 and inv["pickaxe"] >= 1)
+    late = d.step > 0.6 * d.max_steps or (d.level == 0 and d.step >= descend_from and inv["pickaxe"] >= 1)
     if late:
         step = descend_step(d)  # also from the ladder the agent stands on (the view omits its tile)
         if step is not None:
