@@ -83,10 +83,10 @@ def test_visit_goes_down_by_day_with_the_team_near_and_stays_or_comes_back():
     late = _obs(grid, step=300 + 130)  # too close to dusk
     late.memory.items[0, 0, 3] = LADDER_DOWN
     assert api.visit_next_level_step(late) is None
-    day1 = _obs(grid, step=20)  # not on the first day: an unarmed team dies to the orcs below
+    day1 = _obs(grid, step=20)  # from_step keeps the team up on the first day (orcs below)
     day1.memory.items[0, 0, 3] = LADDER_DOWN
-    assert api.visit_next_level_step(day1) is None
-    assert api.visit_next_level_step(day1, from_step=0) == RIGHT
+    assert api.visit_next_level_step(day1, from_step=300) is None
+    assert api.visit_next_level_step(day1) == RIGHT
     been = _obs(grid, step=300 + 20, achievements=frozenset({"ENTER_DUNGEON"}))
     been.memory.items[0, 0, 3] = LADDER_DOWN
     assert api.visit_next_level_step(been) is None

@@ -75,7 +75,7 @@ def craft_trip(d: ObsData) -> str | None:
 
 
 def visit_next_level_step(
-    d: ObsData, latest: int = 115, reach: int = 12, stay_from: int = 0, from_step: int = 300
+    d: ObsData, latest: int = 115, reach: int = 12, stay_from: int = 0, from_step: int = 0
 ) -> int | None:
     """Unlock entering level 1 (ENTER_DUNGEON, 3 points) by day, and stay there or come back.
 
@@ -88,9 +88,10 @@ def visit_next_level_step(
     shelters. The default 0 stays below: on Hard tuning seeds staying scored more (orc and snail
     achievements) than climbing back (docs/alem.md "Daytime scoring"). ``None`` otherwise.
 
-    ``from_step`` (default 300: not on the first day) keeps an unarmed team up: on Hard tuning
-    seed 6 the team spawned beside the ladder, went down at step 10 with no tool and died to orcs
-    by step 158 (docs/alem.md "Nights, fourth pass").
+    ``from_step`` keeps an unarmed team up: on Hard tuning seed 6 the team spawned beside the
+    ladder, went down at step 10 with no tool and died to orcs by step 158; 300 (not on the first
+    day) fixed that seed but did not gain on every tuning set (docs/alem.md "Nights, fourth pass"),
+    so the default 0 leaves the visit as it was.
     """
     if d.level == 0:
         if LEVEL_ENTRY_ACHIEVEMENTS[1] in d.achievements or d.step < from_step or time_of_day(d) >= latest:
