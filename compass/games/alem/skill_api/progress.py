@@ -82,11 +82,11 @@ def visit_next_level_step(
     On the overworld, from episode step ``from_step`` and before ``latest`` steps into the day,
     when the ladder down is known within ``reach`` tiles of this agent and of every living
     teammate, this agent has not entered level 1 and no teammate is nearer that ladder (ties:
-    lower id): :func:`descend_step` (Descend takes
-    every teammate along, and each unlocks it). On a deeper level before step ``stay_from`` (the
-    team arrives on its ladder up): walk back to it and Ascend, to the overworld's food, water and
-    shelters. The default 0 stays below: on Hard tuning seeds staying scored more (orc and snail
-    achievements) than climbing back (docs/alem.md "Daytime scoring"). ``None`` otherwise.
+    lower id): :func:`descend_step` (Descend takes every teammate along, and each unlocks it). On a
+    deeper level before step ``stay_from`` (the team arrives on its ladder up): walk back to it and
+    Ascend, to the overworld's food, water and shelters. The default 0 stays below: on Hard tuning
+    seeds staying scored more (orc and snail achievements) than climbing back (docs/alem.md
+    "Daytime scoring"). ``None`` otherwise.
 
     ``from_step`` keeps an unarmed team up: on Hard tuning seed 6 the team spawned beside the
     ladder, went down at step 10 with no tool and died to orcs by step 158; 300 (not on the first
