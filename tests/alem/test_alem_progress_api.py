@@ -83,14 +83,18 @@ def test_visit_goes_down_by_day_with_the_team_near_and_stays_or_comes_back():
     late = _obs(grid, step=300 + 130)  # too close to dusk
     late.memory.items[0, 0, 3] = LADDER_DOWN
     assert api.visit_next_level_step(late) is None
-    been = _obs(grid, step=20, achievements=frozenset({"ENTER_DUNGEON"}))
+    day1 = _obs(grid, step=20)  # from_step keeps the team up on the first day (orcs below)
+    day1.memory.items[0, 0, 3] = LADDER_DOWN
+    assert api.visit_next_level_step(day1, from_step=300) is None
+    assert api.visit_next_level_step(day1) == RIGHT
+    been = _obs(grid, step=300 + 20, achievements=frozenset({"ENTER_DUNGEON"}))
     been.memory.items[0, 0, 3] = LADDER_DOWN
     assert api.visit_next_level_step(been) is None
     # A teammate nearer the ladder makes the trip; one far away (at its base) vetoes it.
-    nearer = _obs(grid, step=20, teammates=[Teammate(1, "miner", 4, 0, 4, 0, 4, 9.0)])
+    nearer = _obs(grid, step=300 + 20, teammates=[Teammate(1, "miner", 4, 0, 4, 0, 4, 9.0)])
     nearer.memory.items[0, 0, 3] = LADDER_DOWN
     assert api.visit_next_level_step(nearer) is None
-    away = _obs(grid, step=20, teammates=[Teammate(1, "miner", 40, 40, 40, 40, 80, 9.0)])
+    away = _obs(grid, step=300 + 20, teammates=[Teammate(1, "miner", 40, 40, 40, 40, 80, 9.0)])
     away.memory.items[0, 0, 3] = LADDER_DOWN
     assert api.visit_next_level_step(away) is None
     # Below: back to the ladder up and Ascend, unless it is late in the episode.

@@ -74,19 +74,27 @@ def craft_trip(d: ObsData) -> str | None:
     return None
 
 
-def visit_next_level_step(d: ObsData, latest: int = 115, reach: int = 12, stay_from: int = 0) -> int | None:
+def visit_next_level_step(
+    d: ObsData, latest: int = 115, reach: int = 12, stay_from: int = 0, from_step: int = 0
+) -> int | None:
     """Unlock entering level 1 (ENTER_DUNGEON, 3 points) by day, and stay there or come back.
 
-    On the overworld, before ``latest`` steps into the day, when the ladder down is known within
-    ``reach`` tiles of this agent and of every living teammate, this agent has not entered level 1
-    and no teammate is nearer that ladder (ties: lower id): :func:`descend_step` (Descend takes
-    every teammate along, and each unlocks it). On a deeper level before step ``stay_from`` (the
-    team arrives on its ladder up): walk back to it and Ascend, to the overworld's food, water and
-    shelters. The default 0 stays below: on Hard tuning seeds staying scored more (orc and snail
-    achievements) than climbing back (docs/alem.md "Daytime scoring"). ``None`` otherwise.
+    On the overworld, from episode step ``from_step`` and before ``latest`` steps into the day,
+    when the ladder down is known within ``reach`` tiles of this agent and of every living
+    teammate, this agent has not entered level 1 and no teammate is nearer that ladder (ties:
+    lower id): :func:`descend_step` (Descend takes every teammate along, and each unlocks it). On a
+    deeper level before step ``stay_from`` (the team arrives on its ladder up): walk back to it and
+    Ascend, to the overworld's food, water and shelters. The default 0 stays below: on Hard tuning
+    seeds staying scored more (orc and snail achievements) than climbing back (docs/alem.md
+    "Daytime scoring"). ``None`` otherwise.
+
+    ``from_step`` keeps an unarmed team up: on Hard tuning seed 6 the team spawned beside the
+    ladder, went down at step 10 with no tool and died to orcs by step 158; 300 (not on the first
+    day) fixed that seed but did not gain on every tuning set (docs/alem.md "Nights, fourth pass"),
+    so the default 0 leaves the visit as it was.
     """
     if d.level == 0:
-        if LEVEL_ENTRY_ACHIEVEMENTS[1] in d.achievements or time_of_day(d) >= latest:
+        if LEVEL_ENTRY_ACHIEVEMENTS[1] in d.achievements or d.step < from_step or time_of_day(d) >= latest:
             return None
         ladder = nearest(d, "ladder down")
         if ladder is None or distance(d.position, ladder) > reach:
