@@ -64,6 +64,7 @@ def test_the_policys_survival_thresholds_are_tunable_and_change_what_it_does():
         "drink_request",
         "share_keep",
         "descend_from",
+        "first_visit",
     } <= set(values)
     food = values["food_request"] + 1
     forager = Teammate(1, "forager", 4, 1, 3, 0, 3, 9.0)

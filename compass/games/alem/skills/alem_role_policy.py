@@ -2,7 +2,7 @@
 # parent: -
 # created: 2026-11-22
 # model: -
-# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from
+# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from, first_visit
 # subtask: Play ALEM as any role: survive, then coordinate with the team, then climb the tool ladder
 # tuned: alem:hard seeds 0,1,2,3 x 2000 steps: total_pct 5.563, return 20.017 -> total_pct 6.383, return 23.250
 def alem_role_policy(obs: str) -> int:
@@ -17,7 +17,7 @@ def alem_role_policy(obs: str) -> int:
     there until enough teammates stand next to it, then act together on the same step. Progress: wood, table,
     wood pickaxe and sword, stone, furnace, stone tools, coal and iron, iron tools and armour, arrows (warrior),
     torches (miner), saplings (forager); explore when nothing is known; descend (and stay below) by day when the whole team
-    is near the overworld's ladder, once the overworld basics are done (from step 1200), or late in the episode from a
+    is near the overworld's ladder (from the second day), once the overworld basics are done (from step 1200), or late in the episode from a
     cleared level. The warrior hunts nearby monsters, the forager keeps the team fed, the miner mines and places stone."""
     dusk = 120  # step of the 300-step day from which the agent seals itself in for the night...
     dawn = 265  # ... until this step (or while the light is below 0.35)
@@ -34,6 +34,7 @@ def alem_role_policy(obs: str) -> int:
     share_keep = 7  # give requested food or drink only while holding this much (the forager one more)
     fed_level = 3  # seal in for the night only with food and drink above this
     descend_from = 1200  # step from which a team with a pickaxe descends from the overworld
+    first_visit = 300  # no visit below before this step (toolless teams that went on day 1 died to orcs)
     d = parse_obs(obs)
     if not d.alive or d.sleeping or d.resting:
         return noop()
@@ -133,7 +134,7 @@ def alem_role_policy(obs: str) -> int:
 
     # 4. By day, with the whole team near the overworld's ladder down, one agent descends (it takes
     # everyone: ENTER_DUNGEON, 3 points each, and the next level's creatures); the team stays below.
-    visit = visit_next_level_step(d)
+    visit = visit_next_level_step(d, from_step=first_visit)
     if visit is not None:
         return visit
 
