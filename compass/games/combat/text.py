@@ -192,34 +192,13 @@ class Unit:
         return f"{type(self).__name__}(id={self.id}, {self.unit_type}, d={self.distance:.2f}, hp={self.health:.2f})"
 
 
-_unit_init = Unit.__init__
-
-
 class EnemyUnit(Unit):
     """An enemy; only enemies have ``can_attack`` (the paper's skills test ``hasattr(unit, 'can_attack')``)."""
 
     __slots__ = ("can_attack",)
 
-    def __init__(
-        self,
-        id: int,
-        unit_type: str,
-        position: tuple[float, float],
-        distance: float,
-        health: float,
-        shield: float,
-        last_action: int = 0,
-        visible: bool = True,
-        source: int | None = None,
-        hops: int = 0,
-        age: int = 0,
-        *,
-        can_attack: bool = False,
-    ) -> None:
-        # Unit's parameters spelled out, not forwarded as *args/**kwargs: built per enemy per agent per step.
-        _unit_init(
-            self, id, unit_type, position, distance, health, shield, last_action, visible, source, hops, age
-        )
+    def __init__(self, *args, can_attack: bool = False, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
         self.can_attack = can_attack
 
 
