@@ -80,6 +80,9 @@ class FloodResult:
 #: A flood's course for one key, in terms of its origins' positions in ``sources``: (deliveries
 #: ``(agent, hops, position)``, transmissions ``(position, count)`` in first-sent order, messages sent)
 Plan = tuple[tuple[tuple[int, int, int], ...], tuple[tuple[int, int], ...], int]
+# Origin sets one graph remembers flood courses for: few in small teams, many for a large team on a
+# graph that does not change.
+PLANS_PER_GRAPH = 4096
 
 
 def flood(
@@ -99,8 +102,8 @@ def flood(
     distance. Iteration follows the order of ``origins`` and sorted agent ids, so results (and the
     sequence of ``drop`` calls) are deterministic.
 
-    ``plans``: a cache the caller keeps across calls (and bounds): ``(graph, max_hops) -> origin
-    agents -> Plan``. Without drops, a key's flood depends only on the graph and which agents are
+    ``plans``: a cache the caller keeps across calls (and bounds by graphs; ``flood`` bounds each
+    graph's entry at ``PLANS_PER_GRAPH`` origin sets): ``(graph, max_hops) -> origin agents -> Plan``. Without drops, a key's flood depends only on the graph and which agents are
     its origins (each once), not on the payloads, so it is worked out once and replayed with each
     key's payload indices: the same deliveries, counts and dict orders.
     """
@@ -119,6 +122,8 @@ def flood(
             agents = tuple([a for a, _ in sources])
             plan = known.get(agents)
             if plan is None and len(set(agents)) == len(agents):
+                if len(known) >= PLANS_PER_GRAPH:
+                    known.clear()  # a large team on a static graph: origin sets are unbounded
                 plan = known[agents] = _plan(adjacency, agents, max_hops)
             if plan is not None:
                 deliveries, sends, n = plan

@@ -2,6 +2,7 @@
 
 import random
 
+from compass.comm import graph
 from compass.comm.graph import complete_graph, flood, hop_distances, link_graph
 
 from .conftest import World, make_view
@@ -100,3 +101,17 @@ def test_flood_plans_are_not_used_with_drops():
     plans: dict = {}
     res = flood(adj, {("enemy", 1): [(0, 0)]}, max_hops=3, drop=lambda: True, plans=plans)
     assert res.dropped == 1 and plans == {}
+
+
+def test_flood_plans_stay_bounded_on_one_graph(monkeypatch):
+    # A large team on a static graph meets ever new origin sets: the graph's plans are forgotten at
+    # the bound, and floods after that are still the fresh ones.
+    monkeypatch.setattr(graph, "PLANS_PER_GRAPH", 4)
+    n = 12
+    adj = {a: tuple(b for b in (a - 1, a + 1) if 0 <= b < n) for a in range(n)}
+    plans: dict = {}
+    for first in range(n - 1):
+        origins = {("enemy", 0): [(first, 0), (first + 1, 1)]}
+        fresh, cached = flood(adj, origins, 3), flood(adj, origins, 3, plans=plans)
+        assert cached.received == fresh.received
+        assert all(len(known) <= 4 for known in plans.values())
