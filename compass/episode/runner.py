@@ -161,8 +161,12 @@ class EpisodeRunner:
         due: dict[int, str],
         step: int,
         episode: int = 0,
-    ) -> list[tuple[int, Decision]]:
+    ) -> tuple[list[tuple[int, Decision]], int]:
+        """Ask the planner for each due agent's decision; the decisions and how many failed."""
+        failed = 0
+
         async def one(i: int, trigger: str) -> tuple[int, Decision]:
+            nonlocal failed
             s = states[i]
             ctx = DecisionContext(
                 agent_id=i,
@@ -186,16 +190,17 @@ class EpisodeRunner:
             except VLMFatalError:
                 raise  # the model is absent or a replay does not match: the run stops (exit 1)
             except Exception as exc:  # one agent's failure: the others and the episode go on
+                failed += 1
                 return i, self._failed_decision(i, s, exc)
 
         # Started in agent-id order: planners rely on it to order library additions within a round.
-        return await asyncio.gather(*(one(i, t) for i, t in sorted(due.items())))
+        decided = await asyncio.gather(*(one(i, t) for i, t in sorted(due.items())))
+        return decided, failed
 
     def _failed_decision(self, agent: int, state: AgentState, exc: Exception) -> Decision:
         """Keep the agent's skill after its decision raised (the best retrieval if it has none)."""
         error = f"{type(exc).__name__}: {exc}"
         log.warning("agent %d: decision failed (%s); keeping its skill", agent, error)
-        self._decision_errors += 1
         skill = state.skill if state.skill in self.library else None
         if skill is None:
             hits = self.library.retrieve(state.subtask or self.task, k=1)
@@ -237,7 +242,6 @@ class _Episode:
         env = runner.env
         self.views = env.reset(seed)
         self.states = [AgentState() for _ in self.views]
-        runner._decision_errors = 0
         self.decision_errors = 0
         self.max_steps = getattr(env, "max_steps", runner.cfg.max_steps or 200)
         self.ret, self.errors, self.decisions = 0.0, 0, 0
@@ -259,9 +263,8 @@ class _Episode:
         due = r._triggers(perceived, states, t, self.deaths)
         if due:
             t0 = time.perf_counter()
-            r._decision_errors = self.decision_errors
-            decided = await r._decide(perceived, states, due, t, episode)
-            self.decision_errors = r._decision_errors
+            decided, failed = await r._decide(perceived, states, due, t, episode)
+            self.decision_errors += failed
             for i, decision in decided:
                 s = states[i]
                 if decision.skill != s.skill:
