@@ -45,6 +45,12 @@ def alem_role_policy(obs: str) -> int:
     mates = team_alive(d)
     forager_alive = any(t.role == "forager" for t in mates)
 
+    # Below the overworld, I (issue 23 item 2): climb back when losing; the bow first (5 damage a shot).
+    if d.level >= 1:
+        step = bow_step(d)
+        if step is not None:
+            return step
+
     # 1. Creatures: hit what is adjacent, flee when nearly dead, the warrior hunts.
     threats = hostile_mobs(d, threat_radius)
     for m in threats:
@@ -131,6 +137,13 @@ def alem_role_policy(obs: str) -> int:
             return act_on(d, (cows[0].x, cows[0].y))
         if d.food <= 2 and not forager_alive:
             return explore(d, near="grass")
+
+    # Below the overworld, II: a first potion, a snail for the forager, chests (the warrior's first
+    # on level 1 holds the bow), then the next level down once eight monsters died here.
+    if d.level >= 1:
+        step = below_step(d)
+        if step is not None:
+            return step
 
     # 4. By day, with the whole team near the overworld's ladder down, one agent descends (it takes
     # everyone: ENTER_DUNGEON, 3 points each, and the next level's creatures); the team stays below.
