@@ -17,6 +17,7 @@ from compass.games.alem.names import (
     BLOCK_ID,
     DESCEND,
     DO,
+    DOWN,
     ITEM_NAMES,
     LEFT,
     NOOP,
@@ -121,6 +122,22 @@ def test_first_shot_only_when_no_teammate_stands_in_the_line():
     mate = Teammate(1, "forager", 1, 2, 0, 1, 1, 9.0)
     assert api.bow_step(replace(d, teammates=[mate])) is None
     assert api.bow_step(replace(d, achievements=frozenset({"FIRE_BOW"}))) is None
+
+
+def test_arrows_for_a_bow_at_a_table_or_a_new_one():
+    inv = {"wood": 3, "stone": 1, "pickaxe": 1, "sword": 1, "bow": 1, "arrows": 0}
+    make_arrow = ACTION_LABELS.index("Make Arrow")
+    place_table = ACTION_LABELS.index("Place Table")
+    d = _level1(["...", ".@.", "..."], inventory=inv, facing_block="path", legal_indices=[NOOP, place_table])
+    assert api.arrow_step(d) == place_table  # no table known: place one (2 of the 3 wood)
+    assert api.arrow_step(replace(d, legal_indices=[NOOP, make_arrow])) == make_arrow  # next to one
+    assert api.arrow_step(replace(d, inventory=inv | {"arrows": 2})) is None
+    assert api.arrow_step(replace(d, inventory=inv | {"bow": 0})) is None
+    assert api.arrow_step(replace(d, inventory=inv | {"wood": 2})) is None  # a table and an arrow cost 3
+    assert api.arrow_step(replace(d, role="miner")) is None  # only the warrior may craft arrows
+    far = _level1(["@....", "....."], inventory=inv, blocks=[Seen("crafting_table", 4, 1, 4, 1, 5)])
+    far.memory.blocks[1, 1, 4] = BLOCK_ID["crafting_table"]
+    assert api.arrow_step(far) in (RIGHT, DOWN)  # walk to the known table (both start a shortest path)
 
 
 def test_only_a_forager_hunts_a_creature_new_to_it():

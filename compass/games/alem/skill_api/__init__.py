@@ -60,6 +60,7 @@ from compass.games.alem.skill_api.actions import (
 )
 from compass.games.alem.skill_api.below import (
     POTION_COLOURS,
+    arrow_step,
     below_step,
     bow_step,
     bow_target,
@@ -234,6 +235,7 @@ EXPORTS: tuple[str, ...] = (
     "potion_step",
     "bow_target",
     "bow_step",
+    "arrow_step",
     "eat_new_creature_step",
     "next_entry_step",
     "climb_back_step",
@@ -365,6 +367,7 @@ __all__ = [
     "action",
     "adjacent",
     "agents_adjacent",
+    "arrow_step",
     "ascend",
     "base_anchor",
     "below_step",

@@ -27,19 +27,21 @@ them with ``or``.
 
 from __future__ import annotations
 
-from compass.games.alem.names import ASCEND, SOLID_BLOCKS
+from compass.games.alem.names import ASCEND, PLACE_TABLE, SOLID_BLOCKS
 from compass.games.alem.obs import Mob, ObsData
-from compass.games.alem.skill_api.actions import move
+from compass.games.alem.skill_api.actions import craft, move, place
 from compass.games.alem.skill_api.knowledge import (
     Point,
     block_at,
     distance,
+    facing_free_ground,
     hostile_mobs,
+    near,
     nearest,
     passive_mobs,
     team_alive,
 )
-from compass.games.alem.skill_api.paths import act_on
+from compass.games.alem.skill_api.paths import act_on, path_to
 from compass.games.alem.skill_api.progress import LEVEL_ENTRY_ACHIEVEMENTS
 from compass.games.alem.skill_api.survival import descend_step, ladder_step, standing_on
 
@@ -161,6 +163,25 @@ def bow_step(d: ObsData, reach: int = 6, first_shot: bool = True) -> int | None:
     return None
 
 
+def arrow_step(d: ObsData, table_reach: int = 8) -> int | None:
+    """Arrows for the warrior's bow: holding a bow and no arrow, craft two (Make Arrow: a wood and a
+    stone, next to a table; alem's action mask lists it for the warrior only) at a table within
+    ``table_reach``, or place a table (2 wood) on free ground ahead when none is known and 3 wood and
+    a stone are held. ``None`` for other roles, or with arrows, no bow or not the materials."""
+    inv = d.inventory
+    if d.role != "warrior" or inv.get("bow", 0) < 1 or inv.get("arrows", 0) > 0 or inv.get("wood", 0) < 1 or inv.get("stone", 0) < 1:
+        return None
+    arrow = craft("arrow")
+    if arrow in d.legal_indices:
+        return arrow
+    table = nearest(d, "crafting_table")
+    if table is not None and distance(d.position, table) <= table_reach:
+        return path_to(d, table) if not near(d, table) else None
+    if inv["wood"] >= 3 and PLACE_TABLE in d.legal_indices and facing_free_ground(d):
+        return place("table")
+    return None
+
+
 def eat_new_creature_step(d: ObsData, reach: int = 8) -> int | None:
     """A forager hunts the nearest visible passive creature whose EAT_ achievement it lacks (a
     snail on level 1, a bat on level 2: only a forager's kill feeds and unlocks it). ``None`` for
@@ -211,7 +232,8 @@ def below_step(
     enter_next: bool = True,
 ) -> int | None:
     """The level-below routine, cheapest points first: shoot a creature in line with the bow (or
-    the first shot), drink a first potion when safe, a forager eats a creature new to it, open the
+    the first shot), drink a first potion when safe, arrows for a bow without any, a forager eats
+    a creature new to it, open the
     nearest chest, then (with ``enter_next``) take the team down to a level none of it has entered.
     On the overworld ``None``; also ``None`` when there is nothing to do here."""
     if d.level < 1:
@@ -220,6 +242,7 @@ def below_step(
     for step in (
         bow_step(d, bow_reach),
         potion_step(d, potion_health),
+        arrow_step(d),
         eat_new_creature_step(d),
         chest_step(d, chest_reach),
     ):
@@ -233,6 +256,7 @@ __all__ = [
     "EDIBLE_CREATURES",
     "POTION_COLOURS",
     "SHOOT_ARROW",
+    "arrow_step",
     "below_step",
     "bow_step",
     "bow_target",
