@@ -19,7 +19,6 @@ from compass.games.alem.names import (
     DO,
     DOWN,
     ITEM_NAMES,
-    LEFT,
     NOOP,
     RIGHT,
     UP,
@@ -58,7 +57,9 @@ def _level1(grid: list[str], **kw):
 
 def _orc(x: int, y: int, me: tuple[int, int], kind: str = "melee") -> Mob:
     dx, dy = x - me[0], y - me[1]
-    return Mob(200, "orc_soldier" if kind == "melee" else "orc_mage", kind, x, y, dx, dy, abs(dx) + abs(dy), 9.0)
+    return Mob(
+        200, "orc_soldier" if kind == "melee" else "orc_mage", kind, x, y, dx, dy, abs(dx) + abs(dy), 9.0
+    )
 
 
 def test_atomic_actions_are_the_harness_labels():

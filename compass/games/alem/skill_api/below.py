@@ -169,7 +169,13 @@ def arrow_step(d: ObsData, table_reach: int = 8) -> int | None:
     ``table_reach``, or place a table (2 wood) on free ground ahead when none is known and 3 wood and
     a stone are held. ``None`` for other roles, or with arrows, no bow or not the materials."""
     inv = d.inventory
-    if d.role != "warrior" or inv.get("bow", 0) < 1 or inv.get("arrows", 0) > 0 or inv.get("wood", 0) < 1 or inv.get("stone", 0) < 1:
+    if (
+        d.role != "warrior"
+        or inv.get("bow", 0) < 1
+        or inv.get("arrows", 0) > 0
+        or inv.get("wood", 0) < 1
+        or inv.get("stone", 0) < 1
+    ):
         return None
     arrow = craft("arrow")
     if arrow in d.legal_indices:
