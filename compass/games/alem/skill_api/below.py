@@ -21,8 +21,8 @@ The 3-point achievements the team can add on level 1 (alem 0.2.1, ``alem_coop/ga
   the level (``change_floor``: ``MONSTERS_KILLED_TO_CLEAR_LEVEL``); everyone moves and arrives on
   the new level's ladder up, from which Ascend brings the whole team back.
 
-Every step helper returns an action index, or ``None`` when it has nothing to do, so skills chain
-them with ``or``.
+Every step helper returns an action index, or ``None`` when it has nothing to do (test against
+``None``: an index may be Noop, 0).
 """
 
 from __future__ import annotations
@@ -222,12 +222,10 @@ def climb_back_step(d: ObsData, health: float = 3, alone: bool = True, reach: in
     losing = d.health <= health or (alone and not team_alive(d))
     if not losing:
         return None
-    if standing_on(d, "ladder up"):
-        return ASCEND
     ladder = nearest(d, "ladder up")
-    if ladder is None or distance(d.position, ladder) > reach:
-        return None
-    return ladder_step(d, "ladder up", ASCEND)
+    if standing_on(d, "ladder up") or (ladder is not None and distance(d.position, ladder) <= reach):
+        return ladder_step(d, "ladder up", ASCEND)
+    return None
 
 
 def below_step(
@@ -239,22 +237,25 @@ def below_step(
 ) -> int | None:
     """The level-below routine, cheapest points first: shoot a creature in line with the bow (or
     the first shot), drink a first potion when safe, arrows for a bow without any, a forager eats
-    a creature new to it, open the
-    nearest chest, then (with ``enter_next``) take the team down to a level none of it has entered.
-    On the overworld ``None``; also ``None`` when there is nothing to do here."""
+    a creature new to it, open the nearest chest, then (with ``enter_next``) take the team down to
+    a level none of it has entered. ``None`` on the overworld or when there is nothing to do."""
     if d.level < 1:
         return None
-    # Explicit checks, not ``or``: a step may be Noop (0), e.g. waiting for a teammate to move.
-    for step in (
-        bow_step(d, bow_reach),
-        potion_step(d, potion_health),
-        arrow_step(d),
-        eat_new_creature_step(d),
-        chest_step(d, chest_reach),
-    ):
-        if step is not None:
-            return step
-    return next_entry_step(d) if enter_next else None
+    steps = (
+        lambda: bow_step(d, bow_reach),
+        lambda: potion_step(d, potion_health),
+        lambda: arrow_step(d),
+        lambda: eat_new_creature_step(d),
+        lambda: chest_step(d, chest_reach),
+        lambda: next_entry_step(d) if enter_next else None,
+    )
+    # Checked against None, not chained with ``or``: a step may be Noop (0), e.g. waiting for a
+    # teammate that stands in the way; and each is computed only when the ones before had nothing.
+    for step in steps:
+        action = step()
+        if action is not None:
+            return action
+    return None
 
 
 __all__ = [
