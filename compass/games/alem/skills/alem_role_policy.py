@@ -18,7 +18,10 @@ def alem_role_policy(obs: str) -> int:
     wood pickaxe and sword, stone, furnace, stone tools, coal and iron, iron tools and armour, arrows (warrior),
     torches (miner), saplings (forager); explore when nothing is known; descend (and stay below) by day when the whole team
     is near the overworld's ladder (from the second day), once the overworld basics are done (from step 1200), or late in the episode from a
-    cleared level. The warrior hunts nearby monsters, the forager keeps the team fed, the miner mines and places stone."""
+    cleared level. Below the overworld: shoot creatures in line with a found bow, drink a first potion, open chests
+    (the warrior's first chest on level 1 holds the bow), the forager eats a snail, and the team goes down again once
+    the level is cleared. The warrior hunts nearby monsters, the forager keeps the team fed, the miner mines and places
+    stone."""
     dusk = 120  # step of the 300-step day from which the agent seals itself in for the night...
     dawn = 265  # ... until this step (or while the light is below 0.35)
     threat_radius = 6  # hostile creatures within this many tiles are threats
@@ -44,6 +47,12 @@ def alem_role_policy(obs: str) -> int:
     me = d.position
     mates = team_alive(d)
     forager_alive = any(t.role == "forager" for t in mates)
+
+    # Below the overworld, I (issue 23 item 2): the bow before any other fight (an arrow does 5 damage).
+    if d.level >= 1:
+        step = bow_step(d)
+        if step is not None:
+            return step
 
     # 1. Creatures: hit what is adjacent, flee when nearly dead, the warrior hunts.
     threats = hostile_mobs(d, threat_radius)
@@ -131,6 +140,13 @@ def alem_role_policy(obs: str) -> int:
             return act_on(d, (cows[0].x, cows[0].y))
         if d.food <= 2 and not forager_alive:
             return explore(d, near="grass")
+
+    # Below the overworld, II: a first potion, arrows for a found bow, a snail for the forager, chests
+    # (the warrior's first on level 1 holds the bow), then the next level down once eight monsters died.
+    if d.level >= 1:
+        step = below_step(d)
+        if step is not None:
+            return step
 
     # 4. By day, with the whole team near the overworld's ladder down, one agent descends (it takes
     # everyone: ENTER_DUNGEON, 3 points each, and the next level's creatures); the team stays below.

@@ -1,0 +1,278 @@
+"""Below the overworld: chests, potions, the bow, the next ladder down, and the way back up.
+
+The 3-point achievements the team can add on level 1 (alem 0.2.1, ``alem_coop/game_logic.py``):
+
+* **OPEN_CHEST**: Do on a ``chest`` (``do_action``: any role; the chest becomes path). Dungeon
+  levels (1, 3, 4) put three chests in every room (``world_gen.generate_dungeon``), lit by the
+  room's corner torches.
+* **FIND_BOW**: ``add_items_from_chest`` gives a bow to a warrior opening its first chest on level 1
+  (``chests_opened`` is per level *and per player*, so teammates' chests never use it up; other
+  roles pass the warrior gate only ``non_specialist_efficiency`` of the time: 1 in 10 on Hard).
+* **DRINK_POTION**: every chest holds a potion half the time (any role, one of six colours); the
+  ``Drink Potion <Colour>`` action of a held colour is legal. What a colour does is drawn per
+  episode (``potion_mapping``): +8 or -3 health, mana or energy, one sixth each.
+* **FIRE_BOW**: ``Shoot Arrow`` with a bow and an arrow (``shoot_projectile``): the arrow flies
+  where the agent faces until a solid block or a creature (5 damage; orc soldiers have 9 health,
+  mages and snails 6) and hits teammates too (``friendly_fire`` is on). Arrows: the warrior crafts
+  two from a wood and a stone at a table, or finds 4-8 in a chest half the time.
+* **EAT_SNAIL** (level 1) and **EAT_BAT** (level 2): killing a passive creature feeds, and
+  unlocks, only a forager (``attack_mob``'s ``can_eat`` is the forager gate).
+* **ENTER_GNOMISH_MINES** (level 2): Descend on a ``ladder down`` once eight monsters have died on
+  the level (``change_floor``: ``MONSTERS_KILLED_TO_CLEAR_LEVEL``); everyone moves and arrives on
+  the new level's ladder up, from which Ascend brings the whole team back.
+
+Every step helper returns an action index, or ``None`` when it has nothing to do (test against
+``None``: an index may be Noop, 0).
+"""
+
+from __future__ import annotations
+
+from compass.games.alem.names import ASCEND, PLACE_TABLE, SOLID_BLOCKS
+from compass.games.alem.obs import Mob, ObsData
+from compass.games.alem.skill_api.actions import craft, move, place
+from compass.games.alem.skill_api.knowledge import (
+    Point,
+    block_at,
+    distance,
+    facing_free_ground,
+    hostile_mobs,
+    near,
+    nearest,
+    passive_mobs,
+    team_alive,
+)
+from compass.games.alem.skill_api.paths import act_on, path_to
+from compass.games.alem.skill_api.progress import LEVEL_ENTRY_ACHIEVEMENTS
+from compass.games.alem.skill_api.survival import descend_step, ladder_step, standing_on
+
+#: The potion colours, in alem's inventory order; ``Drink Potion <Colour>`` is legal while held.
+POTION_COLOURS = ("red", "green", "blue", "pink", "cyan", "yellow")
+DRINK_POTION_ACTIONS = {c: 28 + k for k, c in enumerate(POTION_COLOURS)}
+SHOOT_ARROW = 24
+#: Passive creatures whose kill unlocks an EAT_ achievement (for a forager), by name.
+EDIBLE_CREATURES = {"snail": "EAT_SNAIL", "bat": "EAT_BAT", "cow": "EAT_COW"}
+_FACING_VECTORS = {"west": (-1, 0), "east": (1, 0), "north": (0, -1), "south": (0, 1)}
+
+
+def drink_potion(colour: str) -> int:
+    """Drink a potion of ``colour`` (red, green, blue, pink, cyan, yellow; legal while held)."""
+    try:
+        return DRINK_POTION_ACTIONS[colour.lower()]
+    except KeyError:
+        raise ValueError(f"unknown potion {colour!r}; one of {', '.join(POTION_COLOURS)}") from None
+
+
+def shoot_arrow() -> int:
+    """Shoot an arrow where the agent faces (legal with a bow and an arrow; it hits teammates too)."""
+    return SHOOT_ARROW
+
+
+def held_potions(d: ObsData) -> list[str]:
+    """The colours of potion this agent holds (read from its legal actions: the inventory view only
+    counts potions)."""
+    return [c for c, a in DRINK_POTION_ACTIONS.items() if a in d.legal_indices]
+
+
+def chest_step(d: ObsData, reach: int = 20) -> int | None:
+    """Walk to the nearest known chest within ``reach`` tiles and open it (Do). ``None`` when none.
+
+    Every chest pays its opener (a potion half the time; on level 1 a warrior's first chest holds
+    the bow), so any role may open any chest; on the overworld there are none."""
+    chest = nearest(d, "chest")
+    if chest is None or distance(d.position, chest) > reach:
+        return None
+    return act_on(d, chest)
+
+
+def potion_step(d: ObsData, min_health: float = 6, safe_radius: int = 3, again: bool = False) -> int | None:
+    """Drink a held potion for DRINK_POTION: only while this agent lacks it (or ``again``), has at
+    least ``min_health`` (a colour may take 3 health: its effect is unknown until drunk) and no
+    hostile creature stands within ``safe_radius``. ``None`` otherwise."""
+    if not again and "DRINK_POTION" in d.achievements:
+        return None
+    colours = held_potions(d)
+    if not colours or d.health < min_health or hostile_mobs(d, safe_radius):
+        return None
+    return drink_potion(colours[0])
+
+
+def _line_clear(d: ObsData, target: Point) -> bool:
+    """Whether an arrow from the agent reaches ``target`` (same row or column): no solid block and
+    no living teammate on the tiles between."""
+    dx, dy = target[0] - d.x, target[1] - d.y
+    if dx and dy:
+        return False
+    n = abs(dx) + abs(dy)
+    sx, sy = (dx > 0) - (dx < 0), (dy > 0) - (dy < 0)
+    mates = {(t.x, t.y) for t in team_alive(d)}
+    for k in range(1, n):
+        p = (d.x + k * sx, d.y + k * sy)
+        if p in mates or block_at(d, p) in SOLID_BLOCKS:
+            return False
+    return target not in mates
+
+
+def bow_target(d: ObsData, reach: int = 6) -> Mob | None:
+    """The nearest hostile creature an arrow can reach: in this agent's row or column, within
+    ``reach`` tiles, nothing solid and no teammate in between. ``None`` when there is none."""
+    for m in hostile_mobs(d, reach):
+        if _line_clear(d, (m.x, m.y)):
+            return m
+    return None
+
+
+def _free_line_ahead(d: ObsData, reach: int = 8) -> bool:
+    """Whether no living teammate stands within ``reach`` tiles where the agent faces, up to the
+    first solid block (a shot that way cannot hit one)."""
+    vec = _FACING_VECTORS.get(d.facing)
+    if vec is None:
+        return False
+    mates = {(t.x, t.y) for t in team_alive(d)}
+    for k in range(1, reach + 1):
+        p = (d.x + k * vec[0], d.y + k * vec[1])
+        if p in mates:
+            return False
+        if block_at(d, p) in SOLID_BLOCKS:
+            return True
+    return True
+
+
+def _line_direction(src: Point, dst: Point) -> str | None:
+    """``north|south|west|east`` when ``dst`` lies in ``src``'s column or row, else None."""
+    dx, dy = dst[0] - src[0], dst[1] - src[1]
+    if (dx == 0) == (dy == 0):
+        return None
+    if dx == 0:
+        return "south" if dy > 0 else "north"
+    return "east" if dx > 0 else "west"
+
+
+def bow_step(d: ObsData, reach: int = 6, first_shot: bool = True) -> int | None:
+    """Use the bow: with a bow and an arrow, shoot the creature :func:`bow_target` finds, turning
+    toward it first (a move: it also steps closer when the tile ahead is free); with
+    ``first_shot``, when no creature is in line and this agent lacks FIRE_BOW, one shot the way it
+    faces if no teammate stands there. ``None`` when it cannot shoot or has nothing to shoot."""
+    if SHOOT_ARROW not in d.legal_indices:
+        return None
+    m = bow_target(d, reach)
+    if m is not None:
+        way = _line_direction(d.position, (m.x, m.y))
+        return SHOOT_ARROW if way == d.facing else move(way)
+    if first_shot and "FIRE_BOW" not in d.achievements and _free_line_ahead(d):
+        return SHOOT_ARROW
+    return None
+
+
+def arrow_step(d: ObsData, table_reach: int = 8) -> int | None:
+    """Arrows for the warrior's bow: holding a bow and no arrow, craft two (Make Arrow: a wood and a
+    stone, next to a table; alem's action mask lists it for the warrior only) at a table within
+    ``table_reach``, or place a table (2 wood) on free ground ahead when none is known and 3 wood and
+    a stone are held. ``None`` for other roles, or with arrows, no bow or not the materials."""
+    inv = d.inventory
+    if (
+        d.role != "warrior"
+        or inv.get("bow", 0) < 1
+        or inv.get("arrows", 0) > 0
+        or inv.get("wood", 0) < 1
+        or inv.get("stone", 0) < 1
+    ):
+        return None
+    arrow = craft("arrow")
+    if arrow in d.legal_indices:
+        return arrow
+    table = nearest(d, "crafting_table")
+    if table is not None and distance(d.position, table) <= table_reach:
+        return path_to(d, table) if not near(d, table) else None
+    if inv["wood"] >= 3 and PLACE_TABLE in d.legal_indices and facing_free_ground(d):
+        return place("table")
+    return None
+
+
+def eat_new_creature_step(d: ObsData, reach: int = 8) -> int | None:
+    """A forager hunts the nearest visible passive creature whose EAT_ achievement it lacks (a
+    snail on level 1, a bat on level 2: only a forager's kill feeds and unlocks it). ``None`` for
+    other roles or when none is in reach."""
+    if d.role != "forager":
+        return None
+    for m in passive_mobs(d, reach):
+        ach = EDIBLE_CREATURES.get(m.name)
+        if ach is not None and ach not in d.achievements and m.coord != 2:
+            return act_on(d, (m.x, m.y))
+    return None
+
+
+def next_entry_step(d: ObsData) -> int | None:
+    """On a cleared level below the overworld, take the team down to a level none of it has entered
+    (this agent's view: ENTER_GNOMISH_MINES from level 1) through :func:`descend_step`. ``None`` when
+    the level is not cleared (eight monsters killed on it), no ladder down is known, or this agent
+    has entered the next level already."""
+    nxt = d.level + 1
+    if d.level < 1 or nxt >= len(LEVEL_ENTRY_ACHIEVEMENTS) or LEVEL_ENTRY_ACHIEVEMENTS[nxt] in d.achievements:
+        return None
+    return descend_step(d)
+
+
+def climb_back_step(d: ObsData, health: float = 3, alone: bool = True, reach: int = 30) -> int | None:
+    """Take the team back up when it is losing below the overworld: at or below ``health``, or (with
+    ``alone``) when no teammate is left alive, walk to the known ``ladder up`` within ``reach`` and
+    Ascend (the whole team moves up with it, to the overworld's water, food and shelters).
+    ``None`` on the overworld, when not losing, or when no ladder up is known."""
+    if d.level < 1:
+        return None
+    losing = d.health <= health or (alone and not team_alive(d))
+    if not losing:
+        return None
+    ladder = nearest(d, "ladder up")
+    if standing_on(d, "ladder up") or (ladder is not None and distance(d.position, ladder) <= reach):
+        return ladder_step(d, "ladder up", ASCEND)
+    return None
+
+
+def below_step(
+    d: ObsData,
+    chest_reach: int = 20,
+    potion_health: float = 6,
+    bow_reach: int = 6,
+    enter_next: bool = True,
+) -> int | None:
+    """The level-below routine, cheapest points first: shoot a creature in line with the bow (or
+    the first shot), drink a first potion when safe, arrows for a bow without any, a forager eats
+    a creature new to it, open the nearest chest, then (with ``enter_next``) take the team down to
+    a level none of it has entered. ``None`` on the overworld or when there is nothing to do."""
+    if d.level < 1:
+        return None
+    steps = (
+        lambda: bow_step(d, bow_reach),
+        lambda: potion_step(d, potion_health),
+        lambda: arrow_step(d),
+        lambda: eat_new_creature_step(d),
+        lambda: chest_step(d, chest_reach),
+        lambda: next_entry_step(d) if enter_next else None,
+    )
+    # Checked against None, not chained with ``or``: a step may be Noop (0), e.g. waiting for a
+    # teammate that stands in the way; and each is computed only when the ones before had nothing.
+    for step in steps:
+        action = step()
+        if action is not None:
+            return action
+    return None
+
+
+__all__ = [
+    "DRINK_POTION_ACTIONS",
+    "EDIBLE_CREATURES",
+    "POTION_COLOURS",
+    "SHOOT_ARROW",
+    "arrow_step",
+    "below_step",
+    "bow_step",
+    "bow_target",
+    "chest_step",
+    "climb_back_step",
+    "drink_potion",
+    "eat_new_creature_step",
+    "held_potions",
+    "next_entry_step",
+    "potion_step",
+    "shoot_arrow",
+]

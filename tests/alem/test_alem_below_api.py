@@ -1,0 +1,234 @@
+"""Below the overworld (compass.games.alem.skill_api.below): chests, potions, the bow, the next
+level and the way back up, on tiny hand-drawn level-1 maps; and, with the real game, a warrior on
+level 1 that opens a chest, finds the bow and fires it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from alem_testlib import load_skill, needs_alem
+from test_alem_api import _obs
+
+from compass.games.alem import skill_api as api
+from compass.games.alem.names import (
+    ACTION_LABELS,
+    ASCEND,
+    BLOCK_ID,
+    DESCEND,
+    DO,
+    DOWN,
+    ITEM_NAMES,
+    NOOP,
+    RIGHT,
+    UP,
+)
+from compass.games.alem.obs import AlemMemory, Mob, Seen, Teammate
+
+LADDER_DOWN = next(k for k, n in ITEM_NAMES.items() if n == "ladder down")
+LADDER_UP = next(k for k, n in ITEM_NAMES.items() if n == "ladder up")
+SHOOT = ACTION_LABELS.index("Shoot Arrow")
+DRINK_RED = ACTION_LABELS.index("Drink Potion Red")
+DRINK_CYAN = ACTION_LABELS.index("Drink Potion Cyan")
+
+
+def _level1(grid: list[str], **kw):
+    """ObsData on level 1: '.' path, '#' wall, 'C' chest, '@' the agent (on path). Visible chests are
+    listed in ``blocks`` (as the adapter does), all tiles are remembered."""
+    mem = AlemMemory(3)
+    mem.level = 1
+    pos, blocks = (0, 0), []
+    for y, row in enumerate(grid):
+        for x, ch in enumerate(row):
+            mem.blocks[1, y, x] = BLOCK_ID[{".": "path", "#": "wall", "C": "chest", "@": "path"}[ch]]
+            if ch == "@":
+                pos = (x, y)
+    for y, row in enumerate(grid):
+        for x, ch in enumerate(row):
+            if ch in "#C":
+                dx, dy = x - pos[0], y - pos[1]
+                blocks.append(Seen("wall" if ch == "#" else "chest", x, y, dx, dy, abs(dx) + abs(dy)))
+    base = _obs(["@"])
+    kw = {"level": 1, "level_name": "Dungeon", "level_cleared": False, "memory": mem, "blocks": blocks} | kw
+    kw.setdefault("position", pos)
+    kw.setdefault("facing_xy", (pos[0], pos[1] - 1))
+    return replace(base, **kw)
+
+
+def _orc(x: int, y: int, me: tuple[int, int], kind: str = "melee") -> Mob:
+    dx, dy = x - me[0], y - me[1]
+    return Mob(
+        200, "orc_soldier" if kind == "melee" else "orc_mage", kind, x, y, dx, dy, abs(dx) + abs(dy), 9.0
+    )
+
+
+def test_atomic_actions_are_the_harness_labels():
+    assert ACTION_LABELS[api.shoot_arrow()] == "Shoot Arrow"
+    assert [ACTION_LABELS[api.drink_potion(c)] for c in api.POTION_COLOURS] == [
+        f"Drink Potion {c.title()}" for c in api.POTION_COLOURS
+    ]
+    with pytest.raises(ValueError, match="unknown potion 'purple'"):
+        api.drink_potion("purple")
+
+
+def test_chest_step_walks_to_the_nearest_chest_and_opens_it():
+    d = _level1(["#####", "#@.C#", "#...#", "#####"])
+    assert api.chest_step(d) == RIGHT
+    facing = _level1(["#####", "#.@C#", "#####"], facing="east", facing_xy=(3, 1))
+    assert api.chest_step(facing) == DO
+    assert api.chest_step(d, reach=1) is None  # too far
+    assert api.chest_step(_level1(["#####", "#@..#", "#####"])) is None  # none known
+
+
+def test_potion_step_drinks_a_held_colour_once_and_only_when_safe():
+    held = [NOOP, DRINK_CYAN]
+    d = _level1(["@"], legal_indices=held)
+    assert api.held_potions(d) == ["cyan"]
+    assert api.potion_step(d) == DRINK_CYAN
+    assert api.potion_step(_level1(["@"], legal_indices=[NOOP])) is None  # nothing held
+    hurt = _level1(["@"], legal_indices=held, status={"health": 4, "food": 9, "drink": 9, "energy": 9})
+    assert api.potion_step(hurt) is None  # a colour may take 3 health
+    orc = _level1(["@.."], legal_indices=held, mobs=[_orc(2, 0, (0, 0))])
+    assert api.potion_step(orc) is None  # a creature within 3 tiles
+    done = _level1(["@"], legal_indices=held, achievements=frozenset({"DRINK_POTION"}))
+    assert api.potion_step(done) is None and api.potion_step(done, again=True) == DRINK_CYAN
+    both = _level1(["@"], legal_indices=[DRINK_RED, DRINK_CYAN])
+    assert api.held_potions(both) == ["red", "cyan"]
+
+
+def test_bow_aims_along_rows_and_columns_and_never_through_walls_or_teammates():
+    me = (1, 2)
+    orc = _orc(4, 2, me)
+    d = _level1(["......", "......", ".@....", "......"], facing="east", facing_xy=(2, 2), mobs=[orc])
+    assert api.bow_target(d) == orc
+    assert api.bow_step(d) is None  # no bow: Shoot Arrow is not legal
+    armed = replace(d, legal_indices=[NOOP, 1, 2, 3, 4, DO, SHOOT])
+    assert api.bow_step(armed) == SHOOT
+    turned = replace(armed, facing="north", facing_xy=(1, 1))
+    assert api.bow_step(turned) == RIGHT  # turn (and step) toward it first
+    walled = _level1(["......", "......", ".@.#..", "......"], mobs=[orc], legal_indices=[SHOOT])
+    assert api.bow_target(walled) is None
+    mate = Teammate(1, "miner", 3, 2, 2, 0, 2, 9.0)
+    assert api.bow_target(replace(armed, teammates=[mate])) is None  # friendly fire is on
+    diagonal = replace(armed, mobs=[_orc(3, 3, me)])
+    assert api.bow_target(diagonal) is None
+    north = replace(armed, mobs=[_orc(1, 0, me)])
+    assert api.bow_step(north) == UP
+
+
+def test_first_shot_only_when_no_teammate_stands_in_the_line():
+    d = _level1(["...", ".@.", "..."], facing="south", facing_xy=(1, 2), legal_indices=[NOOP, SHOOT])
+    assert api.bow_step(d) == SHOOT  # FIRE_BOW, nothing to aim at
+    assert api.bow_step(d, first_shot=False) is None
+    mate = Teammate(1, "forager", 1, 2, 0, 1, 1, 9.0)
+    assert api.bow_step(replace(d, teammates=[mate])) is None
+    assert api.bow_step(replace(d, achievements=frozenset({"FIRE_BOW"}))) is None
+
+
+def test_arrows_for_a_bow_at_a_table_or_a_new_one():
+    inv = {"wood": 3, "stone": 1, "pickaxe": 1, "sword": 1, "bow": 1, "arrows": 0}
+    make_arrow = ACTION_LABELS.index("Make Arrow")
+    place_table = ACTION_LABELS.index("Place Table")
+    d = _level1(["...", ".@.", "..."], inventory=inv, facing_block="path", legal_indices=[NOOP, place_table])
+    assert api.arrow_step(d) == place_table  # no table known: place one (2 of the 3 wood)
+    assert api.arrow_step(replace(d, legal_indices=[NOOP, make_arrow])) == make_arrow  # next to one
+    assert api.arrow_step(replace(d, inventory=inv | {"arrows": 2})) is None
+    assert api.arrow_step(replace(d, inventory=inv | {"bow": 0})) is None
+    assert api.arrow_step(replace(d, inventory=inv | {"wood": 2})) is None  # a table and an arrow cost 3
+    assert api.arrow_step(replace(d, role="miner")) is None  # only the warrior may craft arrows
+    far = _level1(["@....", "....."], inventory=inv, blocks=[Seen("crafting_table", 4, 1, 4, 1, 5)])
+    far.memory.blocks[1, 1, 4] = BLOCK_ID["crafting_table"]
+    assert api.arrow_step(far) in (RIGHT, DOWN)  # walk to the known table (both start a shortest path)
+
+
+def test_only_a_forager_hunts_a_creature_new_to_it():
+    snail = Mob(100, "snail", "passive", 3, 0, 3, 0, 3, 6.0)
+    d = _level1(["@...."], role="forager", mobs=[snail])
+    assert api.eat_new_creature_step(d) == RIGHT
+    assert api.eat_new_creature_step(replace(d, role="warrior")) is None
+    assert api.eat_new_creature_step(replace(d, achievements=frozenset({"EAT_SNAIL"}))) is None
+
+
+def test_next_entry_needs_a_cleared_level_and_a_level_not_entered():
+    d = _level1(["@.."])
+    d.memory.items[1, 0, 2] = LADDER_DOWN
+    assert api.next_entry_step(d) is None  # fewer than eight monsters killed here
+    cleared = replace(d, level_cleared=True)
+    assert api.next_entry_step(cleared) == RIGHT
+    d.memory.items[1, 0, 0] = LADDER_DOWN
+    assert api.next_entry_step(cleared) == DESCEND  # standing on one
+    assert api.next_entry_step(replace(cleared, achievements=frozenset({"ENTER_GNOMISH_MINES"}))) is None
+    assert api.next_entry_step(replace(_obs(["@"]), level_cleared=True)) is None  # overworld: the visit's job
+
+
+def test_climb_back_when_hurt_or_alone():
+    mate = Teammate(1, "miner", 5, 5, 5, 5, 10, 9.0)
+    d = _level1(["@..."], teammates=[mate])
+    d.memory.items[1, 0, 3] = LADDER_UP
+    assert api.climb_back_step(d) is None  # healthy, with a teammate
+    hurt = replace(d, status={"health": 3, "food": 9, "drink": 9, "energy": 9})
+    assert api.climb_back_step(hurt) == RIGHT
+    alone = replace(d, teammates=[replace(mate, alive=False)])
+    assert api.climb_back_step(alone) == RIGHT
+    assert api.climb_back_step(alone, alone=False) is None
+    on = _level1(["@..."], teammates=[])
+    on.memory.items[1, 0, 0] = LADDER_UP
+    assert api.climb_back_step(on) == ASCEND
+    assert api.climb_back_step(replace(_obs(["@"]), teammates=[])) is None  # the overworld
+
+
+def test_below_step_order_and_the_overworld():
+    chest_and_potion = _level1(["#####", "#@.C#", "#####"], legal_indices=[NOOP, 1, 2, 3, 4, DO, DRINK_RED])
+    assert api.below_step(chest_and_potion) == DRINK_RED  # a safe first potion before the walk
+    assert api.below_step(replace(chest_and_potion, achievements=frozenset({"DRINK_POTION"}))) == RIGHT
+    assert api.below_step(replace(chest_and_potion, level=0)) is None
+    walled = _level1(["###", "#@#", "###"])
+    assert api.below_step(walled) is None  # nothing to do here
+
+
+@needs_alem
+@pytest.mark.slow
+def test_warrior_on_level_one_opens_a_chest_finds_the_bow_and_fires_it():
+    """The real game (Hard): the team is moved to level 1 with the warrior beside a chest; the
+    library's policy opens it (OPEN_CHEST, FIND_BOW: a warrior's first chest on level 1) and, with
+    the arrows it holds, fires the bow (FIRE_BOW)."""
+    import jax.numpy as jnp
+    import numpy as np
+
+    from compass.games.alem.env import make_alem
+    from compass.sandbox import SkillExecutor
+
+    env = make_alem("hard", max_steps=200, text=False)
+    env.reset(0)
+    s = env.state
+    level_map = np.asarray(s.map[1])
+    chests = np.argwhere(level_map == BLOCK_ID["chest"])
+    assert len(chests), "level 1 of seed 0 has chests (three per dungeon room)"
+    r, c = (int(v) for v in chests[0])
+    stand = next(
+        (r + dr, c + dc)
+        for dr, dc in ((0, -1), (0, 1), (-1, 0), (1, 0))
+        if level_map[r + dr, c + dc] == BLOCK_ID["path"]
+    )
+    # The warrior (agent 0) beside the chest, the others on path tiles away from it.
+    free = [p for p in np.argwhere(level_map == BLOCK_ID["path"]) if abs(p[0] - r) + abs(p[1] - c) > 6]
+    pos = np.asarray([stand, free[0], free[1]])
+    state = s.replace(
+        player_level=jnp.asarray(1, dtype=s.player_level.dtype),
+        player_position=jnp.asarray(pos, dtype=s.player_position.dtype),
+        inventory=s.inventory.replace(arrows=s.inventory.arrows.at[0].set(3)),
+    )
+    cp = env.checkpoint()
+    cp["state"] = state
+    env.restore(cp)
+    res = env.step([NOOP, NOOP, NOOP])
+    policy = load_skill("alem_role_policy")
+    executor = SkillExecutor("compass.games.alem.skill_api", seed=0)
+    got: set[str] = set()
+    for _ in range(40):
+        actions = [executor.run(policy, v).action for v in res.views]
+        res = env.step(actions)
+        got |= set(res.views[0].obs.achievements)
+        if {"OPEN_CHEST", "FIND_BOW", "FIRE_BOW"} <= got or res.done:
+            break
+    assert {"OPEN_CHEST", "FIND_BOW", "FIRE_BOW"} <= got, got
