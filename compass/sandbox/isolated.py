@@ -20,13 +20,14 @@ import math
 import mmap
 import os
 import pickle
+import select
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
@@ -34,7 +35,7 @@ from typing import Any
 from compass.core.types import AgentView
 from compass.sandbox.guards import DEFAULT_MAX_SECONDS, DEFAULT_MAX_TICKS, SkillError
 from compass.sandbox.runtime import CompiledSkill, SkillResult, load_api
-from compass.sandbox.wire import FRAME, ArrayMirrorSender, FrameReader
+from compass.sandbox.wire import ArrayMirrorSender, FrameReader, frame_header
 from compass.sandbox.worker import PROGRESS
 
 __all__ = ["IsolatedExecutor", "WorkerStartError", "worker_env"]
@@ -43,8 +44,12 @@ _SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else None  # memory-backed wh
 
 # Variables a worker may see; everything else (API keys, tokens, cloud credentials) stays behind.
 ENV_ALLOW = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONHASHSEED", "SYSTEMROOT")
-_MAX_FRAME = 0x7FFFFFFF
 STARTUP_SECONDS = 120.0  # importing the API on a loaded two-core machine can take a while
+PART_GROWTH = 4  # a batch goes in parts of 1, 4, 16, ... items (see IsolatedExecutor._send)
+
+#: ``wait(ready)``: returns once ``ready(timeout)`` is true, raises ``TimeoutError`` when the worker
+#: is past its deadline (:meth:`IsolatedExecutor._watch`)
+Wait = Callable[[Callable[[float], bool]], None]
 
 
 def _unlink(path: str) -> None:
@@ -87,22 +92,34 @@ class _Worker:
     known: set[str] = field(default_factory=set)  # code hashes this worker has compiled
     sent_seq: int = 0  # the worker's item counter when the current batch was sent
     wire: ArrayMirrorSender = field(default_factory=ArrayMirrorSender)  # large arrays as deltas
+    failed: OSError | None = None  # why a later part of the current batch could not be sent
+    _out: select.poll | None = None
 
-    def post(self, message: tuple) -> None:
-        """Send one message after ``init`` (the worker reads them all through its mirror).
+    def post(self, message: tuple, wait: Wait, more: bool = False) -> None:
+        """Send one message after ``init`` (the worker reads them all through its mirror);
+        ``more``: a part of a batch that goes on (:meth:`ArrayMirrorSender.dumps`).
 
-        One write, framed as ``Connection.send_bytes`` frames it: that writes the length and a
-        body over 16 KB (a batch of episodes' views) separately, so the worker, woken by the
-        first write, would go back to sleep until the second.
+        One write where the pipe has room, framed as ``Connection.send_bytes`` frames it: that
+        writes the length and a body over 16 KB (a batch of episodes' views) separately, so the
+        worker, woken by the first write, would go back to sleep until the second. The pipe does
+        not block (set in ``_spawn``): when it is full, ``wait`` decides how long the worker may
+        take to read, so a worker stuck in a skill of an earlier part cannot hang the parent here.
         """
-        data = self.wire.dumps(message)
-        if len(data) > _MAX_FRAME:
-            self.send.send_bytes(data)  # multiprocessing's long-frame header; never seen in practice
-            return
-        view = memoryview(FRAME.pack(len(data)) + data)
+        data = self.wire.dumps(message, more)
+        view = memoryview(frame_header(len(data)) + data)
         fd = self.send.fileno()
         while view:
-            view = view[os.write(fd, view) :]  # a signal can cut a write short
+            try:
+                view = view[os.write(fd, view) :]  # a signal can cut a write short
+            except BlockingIOError:
+                wait(self.writable)
+
+    def writable(self, timeout: float) -> bool:
+        """Whether the pipe to the worker takes more within ``timeout`` seconds."""
+        if self._out is None:
+            self._out = select.poll()
+            self._out.register(self.send.fileno(), select.POLLOUT)
+        return bool(self._out.poll(max(0, math.ceil(timeout * 1000))))
 
     def started(self) -> tuple[int, int, float]:
         """(sequence, index, start time) of the item the worker started last."""
@@ -167,6 +184,7 @@ class IsolatedExecutor:
         proc.stdout.close()
         api, max_ticks, max_seconds, memory_mb = self._init
         w.send.send(("init", api, self._seeds_of(index), max_ticks, max_seconds, memory_mb, path))
+        os.set_blocking(w.send.fileno(), False)  # see _Worker.post
         return w
 
     @staticmethod
@@ -220,7 +238,7 @@ class IsolatedExecutor:
         fresh = self._spare if self._spare is not None and self._spare.proc.poll() is None else None
         if fresh is not None:
             # The spare was seeded as worker 0 with the seeds of when it started.
-            fresh.post(("reset", self._seeds_of(index)))
+            fresh.post(("reset", self._seeds_of(index)), self._patient)
             self._wait_ready(fresh)
             fresh.reader.recv()
         self._workers[index] = fresh or self._spawn(index)
@@ -250,11 +268,24 @@ class IsolatedExecutor:
         return results  # type: ignore[return-value]
 
     def _send(self, w_index: int, ks: list[int], items: Sequence[tuple[CompiledSkill, AgentView]]) -> None:
+        """Send items ``ks`` to worker ``w_index`` in parts of 1, 4, 16, ... items.
+
+        The worker runs each part as it arrives while the parent pickles the next: pickling a
+        view costs a fraction of rebuilding and running it, so after the first item the worker
+        is not kept waiting, and the parent's pickling of all but the first part overlaps the
+        worker's work (one message would have the worker start only after the last view is
+        pickled). A part that cannot be sent (the worker died or is stuck on an earlier item) is
+        left for :meth:`_collect`, which finds out whose skill it was.
+        """
         batch = [items[k] for k in ks]
         payload = [
             (skill.code_hash, _wire_view(view, skill.reads_text), self._item_lanes[k])
             for k, (skill, view) in zip(ks, batch, strict=True)
         ]
+        parts, size = [], 1
+        while payload:
+            parts.append(payload[:size])
+            payload, size = payload[size:], size * PART_GROWTH
         cpu = math.ceil(self.hard_seconds * len(batch)) + 1
         for attempt in range(2):
             w = self._workers[w_index]
@@ -272,14 +303,23 @@ class IsolatedExecutor:
                 if skill.code_hash not in w.known
             ]
             w.sent_seq = w.started()[0]
+            w.failed = None
             try:
-                w.post(("batch", new, payload, cpu))
+                w.post(("batch", new, parts[0], cpu, len(parts) > 1), self._patient, more=len(parts) > 1)
             except OSError:
                 if attempt:
                     raise WorkerStartError("skill workers keep dying before they get any work") from None
                 self._replace(w_index)  # it died between steps: nothing ran, nobody is to blame
                 continue
             w.known.update(code_hash for code_hash, *_ in new)
+            wait = self._watching(w)
+            for i in range(1, len(parts)):
+                more = i + 1 < len(parts)
+                try:
+                    w.post(("items", parts[i], more), wait, more=more)
+                except OSError as exc:  # TimeoutError included: it hangs on an item sent before
+                    w.failed = exc
+                    return
             return
 
     def _collect(
@@ -292,6 +332,8 @@ class IsolatedExecutor:
         w = self._workers[w_index]
         start = time.perf_counter()
         try:
+            if w.failed is not None:
+                raise w.failed
             replies = self._await(w)
         except (TimeoutError, EOFError, OSError, pickle.UnpicklingError) as exc:
             hung = isinstance(exc, TimeoutError)
@@ -334,17 +376,31 @@ class IsolatedExecutor:
 
     def _await(self, w: _Worker) -> list:
         """The worker's replies to the batch just sent; TimeoutError when one item overruns."""
+        self._watch(w, w.reader.readable)
+        return w.reader.recv()
+
+    def _watch(self, w: _Worker, ready: Callable[[float], bool]) -> None:
+        """Until ``ready(timeout)`` (a reply to read, room in the pipe) while worker ``w`` runs the
+        current batch; TimeoutError when one item overruns the hard deadline."""
         while True:
             seq, _, started = w.started()
             running = seq > w.sent_seq
             wait = started + self.hard_seconds - time.monotonic() if running else self.hard_seconds
-            if w.reader.readable(max(wait, 0.0)):
-                return w.reader.recv()
+            if ready(max(wait, 0.0)):
+                return
             now_seq, _, now_started = w.started()
             if running and now_seq == seq and time.monotonic() >= now_started + self.hard_seconds:
                 raise TimeoutError
             if not running and now_seq == seq:
                 raise TimeoutError  # never started its first item within the deadline
+
+    def _watching(self, w: _Worker) -> Wait:
+        return lambda ready: self._watch(w, ready)
+
+    def _patient(self, ready: Callable[[float], bool]) -> None:
+        """A worker between batches reads what it is sent: it has a hard deadline and more to do it."""
+        if not ready(self.hard_seconds + 5):
+            raise TimeoutError("skill worker does not read its pipe")
 
     @staticmethod
     def _death(w: _Worker) -> str:
@@ -362,7 +418,7 @@ class IsolatedExecutor:
         self.seed, self._lane_seeds = seeds[0], list(seeds)
         for i, w in enumerate(self._workers):
             self._wait_ready(w)
-            w.post(("reset", self._seeds_of(i)))
+            w.post(("reset", self._seeds_of(i)), self._patient)
         for w in self._workers:
             if not w.reader.readable(self.hard_seconds + 5) or w.reader.recv() != ("ok",):
                 raise WorkerStartError("skill worker did not confirm a reset")
@@ -377,7 +433,7 @@ class IsolatedExecutor:
         """Stop the workers (and the spare)."""
         for w in [*self._workers, *([self._spare] if self._spare else [])]:
             with contextlib.suppress(OSError):
-                w.post(("exit",))
+                w.post(("exit",), self._patient)
             try:
                 w.proc.wait(timeout=2)
             except subprocess.TimeoutExpired:

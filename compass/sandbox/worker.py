@@ -17,10 +17,12 @@ worker's replies carry only ints and strings, and the parent unpickles them as b
   the descriptor of) before it locks down: it writes ``(sequence, index, start time)`` of each item it starts;
 * every message after ``init`` is read through :class:`~compass.sandbox.wire.ArrayMirrorReceiver`
   (large numpy arrays in views arrive once, then as changes);
-* parent → ``("batch", new_skills, items, cpu_seconds)`` where ``new_skills`` are
+* parent → ``("batch", new_skills, items, cpu_seconds, more)`` where ``new_skills`` are
   ``(code_hash, name, source, filename, line_offset)`` the worker has not seen and ``items`` are
-  ``(code_hash, view, lane)``; the worker answers with one list of ``(index, action, error, ticks)``,
-  ``error`` None or ``(message, kind, traceback)``;
+  ``(code_hash, view, lane)``; while ``more`` is true, the batch goes on in parts
+  ``("items", items, more)``, each run as it arrives (the parent pickles the next part meanwhile);
+  after the last part the worker answers with one list of ``(index, action, error, ticks)`` for
+  the whole batch, ``error`` None or ``(message, kind, traceback)``;
 * parent → ``("reset", seeds)`` (one per lane: batched episodes, each with its own namespaces
   and ``random``); worker → ``("ok",)``;  parent → ``("exit",)``: exit.
 """
@@ -90,6 +92,7 @@ def serve(inp: Connection, out: Connection) -> None:
     frames = FrameReader(inp.fileno())  # after init: ``recv`` above read exactly its own frame
     cpu = _CpuLimit()
     seq = 1
+    replies: list = []  # of the batch being run (it may come in parts)
     _lock_down(memory_mb)
     out.send(("ready", os.getpid()))
     while True:
@@ -103,12 +106,16 @@ def serve(inp: Connection, out: Connection) -> None:
             executor.reset_lanes(msg[1])
             out.send(("ok",))
             continue
-        _, new_skills, items, cpu_seconds = msg
-        for code_hash, name, source, filename, line_offset in new_skills:
-            compiled[code_hash] = compile_skill(source, name, "", filename, line_offset)
-        cpu.arm(cpu_seconds)
-        replies = []
-        for k, (code_hash, view, lane) in enumerate(items):
+        if msg[0] == "batch":
+            _, new_skills, items, cpu_seconds, more = msg
+            for code_hash, name, source, filename, line_offset in new_skills:
+                compiled[code_hash] = compile_skill(source, name, "", filename, line_offset)
+            cpu.arm(cpu_seconds)
+            replies = []
+        else:  # ("items", items, more): the next part of the batch begun above
+            _, items, more = msg
+        for code_hash, view, lane in items:
+            k = len(replies)  # the item's index in the whole batch
             PROGRESS.pack_into(progress, 0, seq, k, time.monotonic())
             seq += 1
             try:
@@ -120,7 +127,8 @@ def serve(inp: Connection, out: Connection) -> None:
             except BaseException as e:  # a fault of the API itself on a hostile input; stay up
                 reply = (k, None, (f"skill API failed: {type(e).__name__}", "runtime", ""), 0)
             replies.append(reply)
-        out.send(replies)
+        if not more:
+            out.send(replies)
 
 
 def main() -> None:
