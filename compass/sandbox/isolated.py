@@ -45,7 +45,7 @@ _SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else None  # memory-backed wh
 # Variables a worker may see; everything else (API keys, tokens, cloud credentials) stays behind.
 ENV_ALLOW = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONHASHSEED", "SYSTEMROOT")
 STARTUP_SECONDS = 120.0  # importing the API on a loaded two-core machine can take a while
-PART_GROWTH = 4  # a batch goes in parts of 1, 4, 16, ... items (see IsolatedExecutor._send)
+PART_GROWTH = 2  # a batch goes in parts of 1, 2, 4, ... items (see IsolatedExecutor._send)
 
 #: ``wait(ready)``: returns once ``ready(timeout)`` is true, raises ``TimeoutError`` when the worker
 #: is past its deadline (:meth:`IsolatedExecutor._watch`)
@@ -268,7 +268,7 @@ class IsolatedExecutor:
         return results  # type: ignore[return-value]
 
     def _send(self, w_index: int, ks: list[int], items: Sequence[tuple[CompiledSkill, AgentView]]) -> None:
-        """Send items ``ks`` to worker ``w_index`` in parts of 1, 4, 16, ... items.
+        """Send items ``ks`` to worker ``w_index`` in parts of 1, 2, 4, ... items.
 
         The worker runs each part as it arrives while the parent pickles the next: pickling a
         view costs a fraction of rebuilding and running it, so after the first item the worker
