@@ -45,7 +45,7 @@ _SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else None  # memory-backed wh
 # Variables a worker may see; everything else (API keys, tokens, cloud credentials) stays behind.
 ENV_ALLOW = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONHASHSEED", "SYSTEMROOT")
 STARTUP_SECONDS = 120.0  # importing the API on a loaded two-core machine can take a while
-PART_GROWTH = 2  # a batch goes in parts of 1, 2, 4, ... items (see IsolatedExecutor._send)
+PARTS_FROM = 8  # a batch of this many items or more goes in parts of 1, 2, 4, ... (IsolatedExecutor._send)
 
 #: ``wait(ready)``: returns once ``ready(timeout)`` is true, raises ``TimeoutError`` when the worker
 #: is past its deadline (:meth:`IsolatedExecutor._watch`)
@@ -268,24 +268,26 @@ class IsolatedExecutor:
         return results  # type: ignore[return-value]
 
     def _send(self, w_index: int, ks: list[int], items: Sequence[tuple[CompiledSkill, AgentView]]) -> None:
-        """Send items ``ks`` to worker ``w_index`` in parts of 1, 2, 4, ... items.
+        """Send items ``ks`` to worker ``w_index``: a batch of :data:`PARTS_FROM` items or more
+        (batched episodes) in parts of 1, 2, 4, ... items.
 
         The worker runs each part as it arrives while the parent pickles the next: pickling a
-        view costs a fraction of rebuilding and running it, so after the first item the worker
-        is not kept waiting, and the parent's pickling of all but the first part overlaps the
-        worker's work (one message would have the worker start only after the last view is
-        pickled). A part that cannot be sent (the worker died or is stuck on an earlier item) is
-        left for :meth:`_collect`, which finds out whose skill it was.
+        view costs a third to a fifth of rebuilding and running it, so after the first item the
+        worker is not kept waiting, and where a second core is free the parent's pickling of all
+        but the first part overlaps the worker's work (one message has the worker start only
+        after the last view is pickled). Each part costs a write and a read more, so a single
+        episode's few items go in one message. A part that cannot be sent (the worker died or is
+        stuck on an earlier item) is left for :meth:`_collect`, which finds out whose skill it was.
         """
         batch = [items[k] for k in ks]
         payload = [
             (skill.code_hash, _wire_view(view, skill.reads_text), self._item_lanes[k])
             for k, (skill, view) in zip(ks, batch, strict=True)
         ]
-        parts, size = [], 1
+        parts, size = [], 1 if len(payload) >= PARTS_FROM else len(payload)
         while payload:
             parts.append(payload[:size])
-            payload, size = payload[size:], size * PART_GROWTH
+            payload, size = payload[size:], size * 2
         cpu = math.ceil(self.hard_seconds * len(batch)) + 1
         for attempt in range(2):
             w = self._workers[w_index]
