@@ -45,7 +45,7 @@ _SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else None  # memory-backed wh
 # Variables a worker may see; everything else (API keys, tokens, cloud credentials) stays behind.
 ENV_ALLOW = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONHASHSEED", "SYSTEMROOT")
 STARTUP_SECONDS = 120.0  # importing the API on a loaded two-core machine can take a while
-PARTS_FROM = 8  # a batch of this many items or more goes in parts of 1, 2, 4, ... (IsolatedExecutor._send)
+PARTS_FROM = 8  # by default a batch of this many items or more goes in parts (IsolatedExecutor._send)
 
 #: ``wait(ready)``: returns once ``ready(timeout)`` is true, raises ``TimeoutError`` when the worker
 #: is past its deadline (:meth:`IsolatedExecutor._watch`)
@@ -142,6 +142,7 @@ class IsolatedExecutor:
         workers: int = 1,
         hard_seconds: float | None = None,
         spare: bool = True,
+        parts_from: int | None = PARTS_FROM,
     ) -> None:
         if not isinstance(api, str):
             raise TypeError("an isolated executor takes the API module's dotted path")
@@ -154,6 +155,7 @@ class IsolatedExecutor:
         # The worker's own budget fires first for Python-level loops; this catches C-level hangs.
         self.hard_seconds = hard_seconds if hard_seconds is not None else 2 * max_seconds + 0.5
         self.restarts = 0
+        self.parts_from = parts_from  # None: every batch in one message
         self._spare_on = spare
         self._spare: _Worker | None = None
         self._workers = [self._spawn(i) for i in range(workers)]
@@ -268,15 +270,16 @@ class IsolatedExecutor:
         return results  # type: ignore[return-value]
 
     def _send(self, w_index: int, ks: list[int], items: Sequence[tuple[CompiledSkill, AgentView]]) -> None:
-        """Send items ``ks`` to worker ``w_index``: a batch of :data:`PARTS_FROM` items or more
-        (batched episodes) in parts of 1, 2, 4, ... items.
+        """Send items ``ks`` to worker ``w_index``: a batch of ``parts_from`` items or more
+        (batched episodes; default :data:`PARTS_FROM`) in parts of 1, 2, 4, ... items.
 
         The worker runs each part as it arrives while the parent pickles the next: pickling a
         view costs a third to a fifth of rebuilding and running it, so after the first item the
         worker is not kept waiting, and where a second core is free the parent's pickling of all
         but the first part overlaps the worker's work (one message has the worker start only
         after the last view is pickled). Each part costs a write and a read more, so a single
-        episode's few items go in one message. A part that cannot be sent (the worker died or is
+        episode's few items go in one message (and with ``parts_from=None`` every batch: on a
+        machine with no second core free, the parts cost CPU and save no time). A part that cannot be sent (the worker died or is
         stuck on an earlier item) is left for :meth:`_collect`, which finds out whose skill it was.
         """
         batch = [items[k] for k in ks]
@@ -284,7 +287,8 @@ class IsolatedExecutor:
             (skill.code_hash, _wire_view(view, skill.reads_text), self._item_lanes[k])
             for k, (skill, view) in zip(ks, batch, strict=True)
         ]
-        parts, size = [], 1 if len(payload) >= PARTS_FROM else len(payload)
+        split = self.parts_from is not None and len(payload) >= self.parts_from
+        parts, size = [], 1 if split else len(payload)
         while payload:
             parts.append(payload[:size])
             payload, size = payload[size:], size * 2
