@@ -37,6 +37,7 @@ import numpy as np
 from compass.core.types import AgentView, Entity
 
 MIN_BYTES = 4096  # smaller arrays are pickled as they are
+_BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}  # item size -> same-width unsigned type
 FRAME = struct.Struct("!i")  # multiprocessing.connection's length header (-1: a "!Q" length follows)
 _LONG_FRAME = struct.Struct("!Q")
 _READ = 65536  # a pipe's default capacity: one read takes what one write of a message put there
@@ -92,15 +93,18 @@ class ArrayMirrorSender:
             raw = obj.tobytes()
             if raw == entry[2]:
                 return ("same", key)
-            cur, last = obj.reshape(-1), entry[1].reshape(-1)
-            changed = np.flatnonzero(cur != last)
-            if changed.size == 0:
-                return ("same", key)
-            if changed.size * 4 < cur.size:
-                values = cur[changed]
-                last[changed] = values
-                self._sent[key] = (obj, entry[1], entry[1].tobytes())
-                return ("delta", key, changed.astype(np.int64).tobytes(), values.tobytes())
+            bits = _BITS.get(obj.dtype.itemsize)
+            if bits is not None:
+                # Compared as unsigned integers of the same width: bit for bit, so a float's
+                # -0.0 after 0.0 (equal as floats) is a change, and an unchanged NaN is not.
+                cur, last = obj.reshape(-1), entry[1].reshape(-1)
+                changed = np.flatnonzero(cur.view(bits) != last.view(bits))
+                if changed.size * 4 < cur.size:
+                    values = cur[changed]
+                    last[changed] = values
+                    # ``raw`` is the C-order bytes of obj, which last now equals: no second copy
+                    self._sent[key] = (obj, entry[1], raw)
+                    return ("delta", key, changed.astype(np.int64).tobytes(), values.tobytes())
         raw = np.ascontiguousarray(obj).tobytes()
         self._sent[key] = (obj, np.array(obj, order="C", copy=True), raw)
         return ("full", key, obj.dtype.str, obj.shape, raw)

@@ -83,6 +83,22 @@ def test_a_message_in_parts_counts_as_one_message():
     assert set(recv._mirrors) == set(send._sent) == {id(a.blocks), id(b.blocks)}
 
 
+def test_changes_arrive_bit_for_bit():
+    """A change that compares equal as a number (0.0 -> -0.0) still arrives, and an unchanged NaN
+    is not sent as a change every step: arrays are compared bit for bit."""
+    send, recv = ArrayMirrorSender(), ArrayMirrorReceiver()
+    a = np.zeros(1024)  # 8 KB: mirrored
+    a[5] = np.nan
+    roundtrip(send, recv, a)
+    a[3] = -0.0
+    got, _ = roundtrip(send, recv, a)
+    assert np.signbit(got[3]) and got.tobytes() == a.tobytes()
+    _, same = roundtrip(send, recv, a)
+    a[7] = 1.5
+    got, delta = roundtrip(send, recv, a)
+    assert got.tobytes() == a.tobytes() and same < delta < 200
+
+
 def test_shape_change_and_views_are_sent_whole():
     send, recv = ArrayMirrorSender(), ArrayMirrorReceiver()
     base = np.arange(200 * 200, dtype=np.int32).reshape(200, 200)
