@@ -1,7 +1,8 @@
 """Isolated skill execution, the default: a pool of long-lived, locked-down worker processes.
 
 Each step's skill calls of all agents go to the worker(s) as one batch (one round trip per step,
-not per agent); the worker answers item by item. A worker that does not answer an item within
+not per agent); the worker answers item by item. A batch of batched episodes' items goes in
+parts the worker runs as they arrive (``parts_from``), so the parent pickles while it works. A worker that does not answer an item within
 the hard deadline, or dies (``RLIMIT_AS``, ``RLIMIT_CPU``, a crash in C), is killed and replaced
 by a warm spare: the agent whose skill was running gets a :class:`SkillError` and the default
 action, the agents before it keep their results, and the agents after it are run again on the

@@ -7,7 +7,9 @@ before it runs any skill:
 * ``RLIMIT_AS`` (memory), ``RLIMIT_FSIZE`` = 0 (no file can grow), ``RLIMIT_NOFILE`` at the
   descriptors it holds (no file or socket can be opened), ``RLIMIT_CORE`` = 0;
 * ``RLIMIT_CPU`` re-armed before every batch (CPU seconds for that batch, then ``SIGXCPU``);
-* ``SIGINT`` ignored (Ctrl-C is the parent's to handle; the parent stops the worker).
+* ``SIGINT`` ignored (Ctrl-C is the parent's to handle; the parent stops the worker);
+* the imports' objects frozen out of the garbage collector, young collections every
+  :data:`GC_YOUNG` objects (a batch's views would otherwise set off full collections).
 
 Protocol (``multiprocessing.connection`` framing, pickles both ways; the parent is trusted, the
 worker's replies carry only ints and strings, and the parent unpickles them as builtin values only):
