@@ -2,11 +2,11 @@
 
 Each step's skill calls of all agents go to the worker(s) as one batch (one round trip per step,
 not per agent); the worker answers item by item. A batch of batched episodes' items goes in
-parts the worker runs as they arrive (``parts_from``), so the parent pickles while it works. A worker that does not answer an item within
-the hard deadline, or dies (``RLIMIT_AS``, ``RLIMIT_CPU``, a crash in C), is killed and replaced
-by a warm spare: the agent whose skill was running gets a :class:`SkillError` and the default
-action, the agents before it keep their results, and the agents after it are run again on the
-new worker. Workers start from a scrubbed environment (no API keys) with only their pipes open;
+parts the worker runs as they arrive (``parts_from``), so the parent pickles while it works. A
+worker that does not answer an item within the hard deadline, or dies (``RLIMIT_AS``,
+``RLIMIT_CPU``, a crash in C), is killed and replaced by a warm spare: the agent whose skill was
+running gets a :class:`SkillError` and the default action, the agents before it keep their
+results, and the agents after it are run again on the new worker. Workers start from a scrubbed environment (no API keys) with only their pipes open;
 see :mod:`compass.sandbox.worker` for the limits they run under.
 
 With one worker (the default) results equal the in-process executor's, ``random`` included.
@@ -280,8 +280,9 @@ class IsolatedExecutor:
         but the first part overlaps the worker's work (one message has the worker start only
         after the last view is pickled). Each part costs a write and a read more, so a single
         episode's few items go in one message (and with ``parts_from=None`` every batch: on a
-        machine with no second core free, the parts cost CPU and save no time). A part that cannot be sent (the worker died or is
-        stuck on an earlier item) is left for :meth:`_collect`, which finds out whose skill it was.
+        machine with no second core free, the parts cost CPU and save no time). A part that
+        cannot be sent (the worker died or is stuck on an earlier item) is left for
+        :meth:`_collect`, which finds out whose skill it was.
         """
         batch = [items[k] for k in ks]
         payload = [
