@@ -6,8 +6,9 @@ parts the worker runs as they arrive (``parts_from``), so the parent pickles whi
 worker that does not answer an item within the hard deadline, or dies (``RLIMIT_AS``,
 ``RLIMIT_CPU``, a crash in C), is killed and replaced by a warm spare: the agent whose skill was
 running gets a :class:`SkillError` and the default action, the agents before it keep their
-results, and the agents after it are run again on the new worker. Workers start from a scrubbed environment (no API keys) with only their pipes open;
-see :mod:`compass.sandbox.worker` for the limits they run under.
+results, and the agents after it are run again on the new worker. Workers start from a scrubbed
+environment (no API keys) with only their pipes open; see :mod:`compass.sandbox.worker` for the
+limits they run under.
 
 With one worker (the default) results equal the in-process executor's, ``random`` included.
 With more, agents are pinned to workers (``agent_id % workers``) and each worker has its own
