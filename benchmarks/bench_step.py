@@ -3,8 +3,8 @@
 Run (~4 min on 2 cores): ``python benchmarks/bench_step.py``
 Only one game:           ``--parts smax`` or ``--parts alem``
 A trial run:             ``--out /tmp/x.json`` (written there, never under benchmarks/results)
-Batches in one message:  ``--sandbox-parts-from 0`` (the isolated executor's ``parts_from=None``; an A/B
-                         of sending batched episodes' items in parts, which needs a free second core)
+Batches in parts:        ``--sandbox-parts-from 8`` (the isolated executor's ``parts_from``: batches of 8
+                         items or more in parts run as they arrive; default 0, one message per batch)
 
 Every step of the loop below is what ``compass run --planner library`` does per env step
 (:mod:`compass.episode.runner`'s hot loop, minus tracing): the multi-hop comm exchange and relays, every
@@ -244,7 +244,7 @@ def _worker_cpu(pids: list[int]) -> float:
     return total
 
 
-_PARTS_FROM: list[int | None] = [PARTS_FROM]  # the isolated executor's parts_from (--sandbox-parts-from)
+_PARTS_FROM: list[int | None] = [None]  # the isolated executor's parts_from (--sandbox-parts-from)
 _LANE_ENVS: dict[str, list[Any]] = {}  # per game: envs for the batched loops, kept across rounds
 _SKILLS = {"smax": ("combat", "race_adaptive_combat"), "alem": ("alem", "alem_role_policy")}
 
@@ -328,8 +328,8 @@ def main() -> None:
     ap.add_argument(
         "--sandbox-parts-from",
         type=int,
-        default=PARTS_FROM,
-        help="isolated batches of this many items or more go in parts (0: every batch in one message)",
+        default=0,
+        help=f"isolated batches of this many items or more go in parts (e.g. {PARTS_FROM}; 0: one message per batch)",
     )
     ap.add_argument("--notes", default="", help="stored with the results")
     ap.add_argument("--no-write", action="store_true", help="print only (trial runs on a dirty tree)")

@@ -2,7 +2,8 @@
 
 Each step's skill calls of all agents go to the worker(s) as one batch (one round trip per step,
 not per agent); the worker answers item by item. A batch of batched episodes' items goes in
-parts the worker runs as they arrive (``parts_from``), so the parent pickles while it works. A
+parts the worker runs as they arrive when asked (``parts_from``), so the parent pickles while it
+works. A
 worker that does not answer an item within the hard deadline, or dies (``RLIMIT_AS``,
 ``RLIMIT_CPU``, a crash in C), is killed and replaced by a warm spare: the agent whose skill was
 running gets a :class:`SkillError` and the default action, the agents before it keep their
@@ -47,7 +48,7 @@ _SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else None  # memory-backed wh
 # Variables a worker may see; everything else (API keys, tokens, cloud credentials) stays behind.
 ENV_ALLOW = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONHASHSEED", "SYSTEMROOT")
 STARTUP_SECONDS = 120.0  # importing the API on a loaded two-core machine can take a while
-PARTS_FROM = 8  # by default a batch of this many items or more goes in parts (IsolatedExecutor._send)
+PARTS_FROM = 8  # with parts on, a batch of this many items or more goes in parts (IsolatedExecutor._send)
 
 #: ``wait(ready)``: returns once ``ready(timeout)`` is true, raises ``TimeoutError`` when the worker
 #: is past its deadline (:meth:`IsolatedExecutor._watch`)
@@ -144,7 +145,7 @@ class IsolatedExecutor:
         workers: int = 1,
         hard_seconds: float | None = None,
         spare: bool = True,
-        parts_from: int | None = PARTS_FROM,
+        parts_from: int | None = None,
     ) -> None:
         if not isinstance(api, str):
             raise TypeError("an isolated executor takes the API module's dotted path")
@@ -272,17 +273,19 @@ class IsolatedExecutor:
         return results  # type: ignore[return-value]
 
     def _send(self, w_index: int, ks: list[int], items: Sequence[tuple[CompiledSkill, AgentView]]) -> None:
-        """Send items ``ks`` to worker ``w_index``: a batch of ``parts_from`` items or more
-        (batched episodes; default :data:`PARTS_FROM`) in parts of 1, 2, 4, ... items.
+        """Send items ``ks`` to worker ``w_index``: in one message, or with ``parts_from`` set
+        (e.g. :data:`PARTS_FROM`), a batch of that many items or more (batched episodes) in parts
+        of 1, 2, 4, ... items.
 
         The worker runs each part as it arrives while the parent pickles the next: pickling a
         view costs a third to a fifth of rebuilding and running it, so after the first item the
         worker is not kept waiting, and where a second core is free the parent's pickling of all
         but the first part overlaps the worker's work (one message has the worker start only
         after the last view is pickled). Each part costs a write and a read more, so a single
-        episode's few items go in one message (and with ``parts_from=None`` every batch: on a
-        machine with no second core free, the parts cost CPU and save no time). A part that
-        cannot be sent (the worker died or is stuck on an earlier item) is left for
+        episode's few items go in one message. Off by default: where no second core is free (the
+        shared development machine) the parts cost 5-10 % more CPU and save no time; whether
+        they pay on a quiet machine is measured there (``bench_step.py --sandbox-parts-from``).
+        A part that cannot be sent (the worker died or is stuck on an earlier item) is left for
         :meth:`_collect`, which finds out whose skill it was.
         """
         batch = [items[k] for k in ks]
