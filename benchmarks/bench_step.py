@@ -3,6 +3,8 @@
 Run (~4 min on 2 cores): ``python benchmarks/bench_step.py``
 Only one game:           ``--parts smax`` or ``--parts alem``
 A trial run:             ``--out /tmp/x.json`` (written there, never under benchmarks/results)
+Batches in parts:        ``--sandbox-parts-from 8`` (the isolated executor's ``parts_from``: batches of 8
+                         items or more in parts run as they arrive; default 0, one message per batch)
 
 Every step of the loop below is what ``compass run --planner library`` does per env step
 (:mod:`compass.episode.runner`'s hot loop, minus tracing): the multi-hop comm exchange and relays, every
@@ -52,7 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 from benchmarks._results import write_results  # noqa: E402
 from compass.comm import CommProtocol  # noqa: E402
 from compass.sandbox import SkillExecutor  # noqa: E402
-from compass.sandbox.isolated import IsolatedExecutor  # noqa: E402
+from compass.sandbox.isolated import PARTS_FROM, IsolatedExecutor  # noqa: E402
 from compass.skills.library import SkillLibrary  # noqa: E402
 
 
@@ -125,7 +127,7 @@ class _Pair:
 
     def __init__(self, api: str, seed: int) -> None:
         self.inproc = SkillExecutor(api, seed=seed)
-        self.iso = IsolatedExecutor(api, seed=seed)
+        self.iso = IsolatedExecutor(api, seed=seed, parts_from=_PARTS_FROM[0])
         self.t_inproc: list[float] = []  # wall seconds per batch
         self.t_iso: list[float] = []
         # CPU seconds of this thread in each run_batch: not the process's, whose other threads
@@ -242,6 +244,7 @@ def _worker_cpu(pids: list[int]) -> float:
     return total
 
 
+_PARTS_FROM: list[int | None] = [None]  # the isolated executor's parts_from (--sandbox-parts-from)
 _LANE_ENVS: dict[str, list[Any]] = {}  # per game: envs for the batched loops, kept across rounds
 _SKILLS = {"smax": ("combat", "race_adaptive_combat"), "alem": ("alem", "alem_role_policy")}
 
@@ -322,6 +325,12 @@ def main() -> None:
         help="episodes per batched step (comma-separated; '' for none): isolated vs in-process per batched step",
     )
     ap.add_argument("--batch-steps", type=int, default=150, help="timed batched steps per game and size")
+    ap.add_argument(
+        "--sandbox-parts-from",
+        type=int,
+        default=0,
+        help=f"isolated batches of this many items or more go in parts (e.g. {PARTS_FROM}; 0: one message per batch)",
+    )
     ap.add_argument("--notes", default="", help="stored with the results")
     ap.add_argument("--no-write", action="store_true", help="print only (trial runs on a dirty tree)")
     ap.add_argument(
@@ -344,6 +353,7 @@ def main() -> None:
         ap.error(
             "--batch sizes must be at least 2 (1 is the single-episode figure) and --batch-steps at least 1"
         )
+    _PARTS_FROM[0] = args.sandbox_parts_from or None
     results: dict[str, Any] = {"load_avg_before": os.getloadavg(), "args": vars(args)}
     runs = {"smax": ("SMAX protoss 5v5", bench_smax), "alem": ("ALEM hard", bench_alem)}
     rounds: dict[str, list[dict[str, Any]]] = {part: [] for part in parts}

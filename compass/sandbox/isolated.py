@@ -1,12 +1,15 @@
 """Isolated skill execution, the default: a pool of long-lived, locked-down worker processes.
 
 Each step's skill calls of all agents go to the worker(s) as one batch (one round trip per step,
-not per agent); the worker answers item by item. A worker that does not answer an item within
-the hard deadline, or dies (``RLIMIT_AS``, ``RLIMIT_CPU``, a crash in C), is killed and replaced
-by a warm spare: the agent whose skill was running gets a :class:`SkillError` and the default
-action, the agents before it keep their results, and the agents after it are run again on the
-new worker. Workers start from a scrubbed environment (no API keys) with only their pipes open;
-see :mod:`compass.sandbox.worker` for the limits they run under.
+not per agent); the worker answers item by item. A batch of batched episodes' items goes in
+parts the worker runs as they arrive when asked (``parts_from``), so the parent pickles while it
+works. A
+worker that does not answer an item within the hard deadline, or dies (``RLIMIT_AS``,
+``RLIMIT_CPU``, a crash in C), is killed and replaced by a warm spare: the agent whose skill was
+running gets a :class:`SkillError` and the default action, the agents before it keep their
+results, and the agents after it are run again on the new worker. Workers start from a scrubbed
+environment (no API keys) with only their pipes open; see :mod:`compass.sandbox.worker` for the
+limits they run under.
 
 With one worker (the default) results equal the in-process executor's, ``random`` included.
 With more, agents are pinned to workers (``agent_id % workers``) and each worker has its own
@@ -20,13 +23,14 @@ import math
 import mmap
 import os
 import pickle
+import select
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
@@ -34,7 +38,7 @@ from typing import Any
 from compass.core.types import AgentView
 from compass.sandbox.guards import DEFAULT_MAX_SECONDS, DEFAULT_MAX_TICKS, SkillError
 from compass.sandbox.runtime import CompiledSkill, SkillResult, load_api
-from compass.sandbox.wire import FRAME, ArrayMirrorSender, FrameReader
+from compass.sandbox.wire import ArrayMirrorSender, FrameReader, frame_header
 from compass.sandbox.worker import PROGRESS
 
 __all__ = ["IsolatedExecutor", "WorkerStartError", "worker_env"]
@@ -43,8 +47,12 @@ _SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else None  # memory-backed wh
 
 # Variables a worker may see; everything else (API keys, tokens, cloud credentials) stays behind.
 ENV_ALLOW = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONHASHSEED", "SYSTEMROOT")
-_MAX_FRAME = 0x7FFFFFFF
 STARTUP_SECONDS = 120.0  # importing the API on a loaded two-core machine can take a while
+PARTS_FROM = 8  # with parts on, a batch of this many items or more goes in parts (IsolatedExecutor._send)
+
+#: ``wait(ready)``: returns once ``ready(timeout)`` is true, raises ``TimeoutError`` when the worker
+#: is past its deadline (:meth:`IsolatedExecutor._watch`)
+Wait = Callable[[Callable[[float], bool]], None]
 
 
 def _unlink(path: str) -> None:
@@ -87,22 +95,34 @@ class _Worker:
     known: set[str] = field(default_factory=set)  # code hashes this worker has compiled
     sent_seq: int = 0  # the worker's item counter when the current batch was sent
     wire: ArrayMirrorSender = field(default_factory=ArrayMirrorSender)  # large arrays as deltas
+    failed: OSError | None = None  # why a later part of the current batch could not be sent
+    _out: select.poll | None = None
 
-    def post(self, message: tuple) -> None:
-        """Send one message after ``init`` (the worker reads them all through its mirror).
+    def post(self, message: tuple, wait: Wait, more: bool = False) -> None:
+        """Send one message after ``init`` (the worker reads them all through its mirror);
+        ``more``: a part of a batch that goes on (:meth:`ArrayMirrorSender.dumps`).
 
-        One write, framed as ``Connection.send_bytes`` frames it: that writes the length and a
-        body over 16 KB (a batch of episodes' views) separately, so the worker, woken by the
-        first write, would go back to sleep until the second.
+        One write where the pipe has room, framed as ``Connection.send_bytes`` frames it: that
+        writes the length and a body over 16 KB (a batch of episodes' views) separately, so the
+        worker, woken by the first write, would go back to sleep until the second. The pipe does
+        not block (set in ``_spawn``): when it is full, ``wait`` decides how long the worker may
+        take to read, so a worker stuck in a skill of an earlier part cannot hang the parent here.
         """
-        data = self.wire.dumps(message)
-        if len(data) > _MAX_FRAME:
-            self.send.send_bytes(data)  # multiprocessing's long-frame header; never seen in practice
-            return
-        view = memoryview(FRAME.pack(len(data)) + data)
+        data = self.wire.dumps(message, more)
+        view = memoryview(frame_header(len(data)) + data)
         fd = self.send.fileno()
         while view:
-            view = view[os.write(fd, view) :]  # a signal can cut a write short
+            try:
+                view = view[os.write(fd, view) :]  # a signal can cut a write short
+            except BlockingIOError:
+                wait(self.writable)
+
+    def writable(self, timeout: float) -> bool:
+        """Whether the pipe to the worker takes more within ``timeout`` seconds."""
+        if self._out is None:
+            self._out = select.poll()
+            self._out.register(self.send.fileno(), select.POLLOUT)
+        return bool(self._out.poll(max(0, math.ceil(timeout * 1000))))
 
     def started(self) -> tuple[int, int, float]:
         """(sequence, index, start time) of the item the worker started last."""
@@ -125,6 +145,7 @@ class IsolatedExecutor:
         workers: int = 1,
         hard_seconds: float | None = None,
         spare: bool = True,
+        parts_from: int | None = None,
     ) -> None:
         if not isinstance(api, str):
             raise TypeError("an isolated executor takes the API module's dotted path")
@@ -137,6 +158,7 @@ class IsolatedExecutor:
         # The worker's own budget fires first for Python-level loops; this catches C-level hangs.
         self.hard_seconds = hard_seconds if hard_seconds is not None else 2 * max_seconds + 0.5
         self.restarts = 0
+        self.parts_from = parts_from  # None: every batch in one message
         self._spare_on = spare
         self._spare: _Worker | None = None
         self._workers = [self._spawn(i) for i in range(workers)]
@@ -167,6 +189,7 @@ class IsolatedExecutor:
         proc.stdout.close()
         api, max_ticks, max_seconds, memory_mb = self._init
         w.send.send(("init", api, self._seeds_of(index), max_ticks, max_seconds, memory_mb, path))
+        os.set_blocking(w.send.fileno(), False)  # see _Worker.post
         return w
 
     @staticmethod
@@ -220,7 +243,7 @@ class IsolatedExecutor:
         fresh = self._spare if self._spare is not None and self._spare.proc.poll() is None else None
         if fresh is not None:
             # The spare was seeded as worker 0 with the seeds of when it started.
-            fresh.post(("reset", self._seeds_of(index)))
+            fresh.post(("reset", self._seeds_of(index)), self._patient)
             self._wait_ready(fresh)
             fresh.reader.recv()
         self._workers[index] = fresh or self._spawn(index)
@@ -250,11 +273,31 @@ class IsolatedExecutor:
         return results  # type: ignore[return-value]
 
     def _send(self, w_index: int, ks: list[int], items: Sequence[tuple[CompiledSkill, AgentView]]) -> None:
+        """Send items ``ks`` to worker ``w_index``: in one message, or with ``parts_from`` set
+        (e.g. :data:`PARTS_FROM`), a batch of that many items or more (batched episodes) in parts
+        of 1, 2, 4, ... items.
+
+        The worker runs each part as it arrives while the parent pickles the next: pickling a
+        view costs a third to a fifth of rebuilding and running it, so after the first item the
+        worker is not kept waiting, and where a second core is free the parent's pickling of all
+        but the first part overlaps the worker's work (one message has the worker start only
+        after the last view is pickled). Each part costs a write and a read more, so a single
+        episode's few items go in one message. Off by default: where no second core is free (the
+        shared development machine) the parts cost 5-10 % more CPU and save no time; whether
+        they pay on a quiet machine is measured there (``bench_step.py --sandbox-parts-from``).
+        A part that cannot be sent (the worker died or is stuck on an earlier item) is left for
+        :meth:`_collect`, which finds out whose skill it was.
+        """
         batch = [items[k] for k in ks]
         payload = [
             (skill.code_hash, _wire_view(view, skill.reads_text), self._item_lanes[k])
             for k, (skill, view) in zip(ks, batch, strict=True)
         ]
+        split = self.parts_from is not None and len(payload) >= self.parts_from
+        parts, size = [], 1 if split else len(payload)
+        while payload:
+            parts.append(payload[:size])
+            payload, size = payload[size:], size * 2
         cpu = math.ceil(self.hard_seconds * len(batch)) + 1
         for attempt in range(2):
             w = self._workers[w_index]
@@ -272,14 +315,23 @@ class IsolatedExecutor:
                 if skill.code_hash not in w.known
             ]
             w.sent_seq = w.started()[0]
+            w.failed = None
             try:
-                w.post(("batch", new, payload, cpu))
+                w.post(("batch", new, parts[0], cpu, len(parts) > 1), self._patient, more=len(parts) > 1)
             except OSError:
                 if attempt:
                     raise WorkerStartError("skill workers keep dying before they get any work") from None
                 self._replace(w_index)  # it died between steps: nothing ran, nobody is to blame
                 continue
             w.known.update(code_hash for code_hash, *_ in new)
+            wait = self._watching(w)
+            for i in range(1, len(parts)):
+                more = i + 1 < len(parts)
+                try:
+                    w.post(("items", parts[i], more), wait, more=more)
+                except OSError as exc:  # TimeoutError included: it hangs on an item sent before
+                    w.failed = exc
+                    return
             return
 
     def _collect(
@@ -292,6 +344,8 @@ class IsolatedExecutor:
         w = self._workers[w_index]
         start = time.perf_counter()
         try:
+            if w.failed is not None:
+                raise w.failed
             replies = self._await(w)
         except (TimeoutError, EOFError, OSError, pickle.UnpicklingError) as exc:
             hung = isinstance(exc, TimeoutError)
@@ -334,17 +388,31 @@ class IsolatedExecutor:
 
     def _await(self, w: _Worker) -> list:
         """The worker's replies to the batch just sent; TimeoutError when one item overruns."""
+        self._watch(w, w.reader.readable)
+        return w.reader.recv()
+
+    def _watch(self, w: _Worker, ready: Callable[[float], bool]) -> None:
+        """Until ``ready(timeout)`` (a reply to read, room in the pipe) while worker ``w`` runs the
+        current batch; TimeoutError when one item overruns the hard deadline."""
         while True:
             seq, _, started = w.started()
             running = seq > w.sent_seq
             wait = started + self.hard_seconds - time.monotonic() if running else self.hard_seconds
-            if w.reader.readable(max(wait, 0.0)):
-                return w.reader.recv()
+            if ready(max(wait, 0.0)):
+                return
             now_seq, _, now_started = w.started()
             if running and now_seq == seq and time.monotonic() >= now_started + self.hard_seconds:
                 raise TimeoutError
             if not running and now_seq == seq:
                 raise TimeoutError  # never started its first item within the deadline
+
+    def _watching(self, w: _Worker) -> Wait:
+        return lambda ready: self._watch(w, ready)
+
+    def _patient(self, ready: Callable[[float], bool]) -> None:
+        """A worker between batches reads what it is sent: it has a hard deadline and more to do it."""
+        if not ready(self.hard_seconds + 5):
+            raise TimeoutError("skill worker does not read its pipe")
 
     @staticmethod
     def _death(w: _Worker) -> str:
@@ -362,7 +430,7 @@ class IsolatedExecutor:
         self.seed, self._lane_seeds = seeds[0], list(seeds)
         for i, w in enumerate(self._workers):
             self._wait_ready(w)
-            w.post(("reset", self._seeds_of(i)))
+            w.post(("reset", self._seeds_of(i)), self._patient)
         for w in self._workers:
             if not w.reader.readable(self.hard_seconds + 5) or w.reader.recv() != ("ok",):
                 raise WorkerStartError("skill worker did not confirm a reset")
@@ -377,7 +445,7 @@ class IsolatedExecutor:
         """Stop the workers (and the spare)."""
         for w in [*self._workers, *([self._spare] if self._spare else [])]:
             with contextlib.suppress(OSError):
-                w.post(("exit",))
+                w.post(("exit",), self._patient)
             try:
                 w.proc.wait(timeout=2)
             except subprocess.TimeoutExpired:

@@ -37,6 +37,7 @@ import numpy as np
 from compass.core.types import AgentView, Entity
 
 MIN_BYTES = 4096  # smaller arrays are pickled as they are
+_BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}  # item size -> same-width unsigned type
 FRAME = struct.Struct("!i")  # multiprocessing.connection's length header (-1: a "!Q" length follows)
 _LONG_FRAME = struct.Struct("!Q")
 _READ = 65536  # a pipe's default capacity: one read takes what one write of a message put there
@@ -49,22 +50,28 @@ class ArrayMirrorSender:
         # id -> (live array, copy as sent, its bytes)
         self._sent: dict[int, tuple[np.ndarray, np.ndarray, bytes]] = {}
         self._used: set[int] = set()
+        self._stale: list[int] = []  # keys the previous message left out (while a message is in parts)
+        self._open = False  # a message in parts has begun: its arrays are forgotten after its last
 
-    def dumps(self, message: tuple) -> bytes:
+    def dumps(self, message: tuple, more: bool = False) -> bytes:
         """``message`` pickled, then the list of array keys the worker may forget, pickled after it.
 
-        An array is forgotten when two messages in a row leave it out. The list is made after the
-        message is pickled, so it never names an array the message sends: the worker drops the
-        keys after rebuilding the message, and an array left out of one message (a ``reset``
-        between two batches, an agent skipped for a step) and sent again in the next would
-        otherwise be dropped right after it arrived, and the batch after that would name a
-        mirror the worker no longer has.
+        An array is forgotten when two messages in a row leave it out. ``more``: another part of
+        the same message follows (a batch sent in parts, so the worker runs the first items while
+        the rest are pickled); the parts count as one message, and only the last names arrays to
+        forget. The list is made after the message is pickled, so it never names an array the
+        message sends: the worker drops the keys after rebuilding the message, and an array left
+        out of one message (a ``reset`` between two batches, an agent skipped for a step) and sent
+        again in the next would otherwise be dropped right after it arrived, and the batch after
+        that would name a mirror the worker no longer has.
         """
-        stale = [k for k in self._sent if k not in self._used]  # left out of the previous message
-        self._used = set()
+        if not self._open:
+            self._stale = [k for k in self._sent if k not in self._used]  # left out of the previous message
+            self._used = set()
         buf = io.BytesIO()
         _Pickler(buf, self).dump(message)
-        forget = [k for k in stale if k not in self._used]
+        self._open = more
+        forget = [] if more else [k for k in self._stale if k not in self._used]
         for k in forget:
             del self._sent[k]  # after pickling: a key still held cannot be another array's id
         pickle.dump(forget, buf, pickle.HIGHEST_PROTOCOL)
@@ -86,15 +93,18 @@ class ArrayMirrorSender:
             raw = obj.tobytes()
             if raw == entry[2]:
                 return ("same", key)
-            cur, last = obj.reshape(-1), entry[1].reshape(-1)
-            changed = np.flatnonzero(cur != last)
-            if changed.size == 0:
-                return ("same", key)
-            if changed.size * 4 < cur.size:
-                values = cur[changed]
-                last[changed] = values
-                self._sent[key] = (obj, entry[1], entry[1].tobytes())
-                return ("delta", key, changed.astype(np.int64).tobytes(), values.tobytes())
+            bits = _BITS.get(obj.dtype.itemsize)
+            if bits is not None:
+                # Compared as unsigned integers of the same width: bit for bit, so a float's
+                # -0.0 after 0.0 (equal as floats) is a change, and an unchanged NaN is not.
+                cur, last = obj.reshape(-1), entry[1].reshape(-1)
+                changed = np.flatnonzero(cur.view(bits) != last.view(bits))
+                if changed.size * 4 < cur.size:
+                    values = cur[changed]
+                    last[changed] = values
+                    # ``raw`` is the C-order bytes of obj, which last now equals: no second copy
+                    self._sent[key] = (obj, entry[1], raw)
+                    return ("delta", key, changed.astype(np.int64).tobytes(), values.tobytes())
         raw = np.ascontiguousarray(obj).tobytes()
         self._sent[key] = (obj, np.array(obj, order="C", copy=True), raw)
         return ("full", key, obj.dtype.str, obj.shape, raw)
@@ -184,6 +194,11 @@ def _mirrored(*pid: Any) -> np.ndarray:
     if _RECEIVER is None:
         raise pickle.UnpicklingError("a mirrored array outside ArrayMirrorReceiver.loads")
     return _RECEIVER.load_array(*pid)
+
+
+def frame_header(size: int) -> bytes:
+    """The length header ``multiprocessing.connection`` puts before a message of ``size`` bytes."""
+    return FRAME.pack(size) if size <= 0x7FFFFFFF else FRAME.pack(-1) + _LONG_FRAME.pack(size)
 
 
 class FrameReader:

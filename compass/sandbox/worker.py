@@ -7,7 +7,9 @@ before it runs any skill:
 * ``RLIMIT_AS`` (memory), ``RLIMIT_FSIZE`` = 0 (no file can grow), ``RLIMIT_NOFILE`` at the
   descriptors it holds (no file or socket can be opened), ``RLIMIT_CORE`` = 0;
 * ``RLIMIT_CPU`` re-armed before every batch (CPU seconds for that batch, then ``SIGXCPU``);
-* ``SIGINT`` ignored (Ctrl-C is the parent's to handle; the parent stops the worker).
+* ``SIGINT`` ignored (Ctrl-C is the parent's to handle; the parent stops the worker);
+* the imports' objects frozen out of the garbage collector, young collections every
+  :data:`GC_YOUNG` objects (a batch's views would otherwise set off full collections).
 
 Protocol (``multiprocessing.connection`` framing, pickles both ways; the parent is trusted, the
 worker's replies carry only ints and strings, and the parent unpickles them as builtin values only):
@@ -17,16 +19,19 @@ worker's replies carry only ints and strings, and the parent unpickles them as b
   the descriptor of) before it locks down: it writes ``(sequence, index, start time)`` of each item it starts;
 * every message after ``init`` is read through :class:`~compass.sandbox.wire.ArrayMirrorReceiver`
   (large numpy arrays in views arrive once, then as changes);
-* parent → ``("batch", new_skills, items, cpu_seconds)`` where ``new_skills`` are
+* parent → ``("batch", new_skills, items, cpu_seconds, more)`` where ``new_skills`` are
   ``(code_hash, name, source, filename, line_offset)`` the worker has not seen and ``items`` are
-  ``(code_hash, view, lane)``; the worker answers with one list of ``(index, action, error, ticks)``,
-  ``error`` None or ``(message, kind, traceback)``;
+  ``(code_hash, view, lane)``; while ``more`` is true, the batch goes on in parts
+  ``("items", items, more)``, each run as it arrives (the parent pickles the next part meanwhile);
+  after the last part the worker answers with one list of ``(index, action, error, ticks)`` for
+  the whole batch, ``error`` None or ``(message, kind, traceback)``;
 * parent → ``("reset", seeds)`` (one per lane: batched episodes, each with its own namespaces
   and ``random``); worker → ``("ok",)``;  parent → ``("exit",)``: exit.
 """
 
 from __future__ import annotations
 
+import gc
 import mmap
 import os
 import resource
@@ -36,6 +41,7 @@ import sys
 import time
 from multiprocessing.connection import Connection
 
+GC_YOUNG = 20_000  # objects allocated (and not freed) between young collections; Python's default: 700
 PROGRESS = struct.Struct("<qqd")  # (sequence number of the item started, its index, time.monotonic())
 
 
@@ -90,6 +96,14 @@ def serve(inp: Connection, out: Connection) -> None:
     frames = FrameReader(inp.fileno())  # after init: ``recv`` above read exactly its own frame
     cpu = _CpuLimit()
     seq = 1
+    replies: list = []  # of the batch being run (it may come in parts)
+    # What is alive now (the API's modules, the executor) lives as long as the process: out of the
+    # collector's sight, so full collections do not walk it. And young collections only every
+    # GC_YOUNG objects: at the default 700, unpickling a batch of views (~300 objects each) ran
+    # several collections, each moving the views still in use to an older generation, and full
+    # collections followed every few batches (ALEM, 16 episodes a batch: ~10% of the worker's CPU).
+    gc.freeze()
+    gc.set_threshold(GC_YOUNG, *gc.get_threshold()[1:])
     _lock_down(memory_mb)
     out.send(("ready", os.getpid()))
     while True:
@@ -103,12 +117,19 @@ def serve(inp: Connection, out: Connection) -> None:
             executor.reset_lanes(msg[1])
             out.send(("ok",))
             continue
-        _, new_skills, items, cpu_seconds = msg
-        for code_hash, name, source, filename, line_offset in new_skills:
-            compiled[code_hash] = compile_skill(source, name, "", filename, line_offset)
-        cpu.arm(cpu_seconds)
-        replies = []
-        for k, (code_hash, view, lane) in enumerate(items):
+        if msg[0] == "batch":
+            _, new_skills, items, cpu_seconds, more = msg
+            for code_hash, name, source, filename, line_offset in new_skills:
+                compiled[code_hash] = compile_skill(source, name, "", filename, line_offset)
+            cpu.arm(cpu_seconds)
+            replies = []
+        else:  # ("items", items, more): the next part of the batch begun above
+            _, items, more = msg
+        items.reverse()
+        while items:
+            # Popped: each view is freed once it has run, and the objects alive stay few.
+            code_hash, view, lane = items.pop()
+            k = len(replies)  # the item's index in the whole batch
             PROGRESS.pack_into(progress, 0, seq, k, time.monotonic())
             seq += 1
             try:
@@ -120,7 +141,8 @@ def serve(inp: Connection, out: Connection) -> None:
             except BaseException as e:  # a fault of the API itself on a hostile input; stay up
                 reply = (k, None, (f"skill API failed: {type(e).__name__}", "runtime", ""), 0)
             replies.append(reply)
-        out.send(replies)
+        if not more:
+            out.send(replies)
 
 
 def main() -> None:

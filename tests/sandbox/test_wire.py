@@ -65,6 +65,40 @@ def test_an_array_left_out_of_one_message_still_arrives_in_the_ones_after():
     assert set(recv._mirrors) == set(send._sent)
 
 
+def test_a_message_in_parts_counts_as_one_message():
+    """A batch sent in parts (``more``) names arrays to forget only after its last part, and only
+    those the whole batch left out: an agent's arrays are in one part of each batch, never in
+    two parts in a row."""
+    send, recv = ArrayMirrorSender(), ArrayMirrorReceiver()
+    a, b, c = Holder(), Holder(), Holder()
+    for step in range(3):
+        a.blocks[0, 0, step] = b.blocks[1, 1, step] = step + 1
+        got_a = recv.loads(send.dumps(("batch", [a]), more=True))[1]
+        got_b = recv.loads(send.dumps(("items", [b]), more=True))[1]
+        got_c = recv.loads(send.dumps(("items", [c] if step == 0 else [])))[1]
+        assert np.array_equal(got_a[0].blocks, a.blocks) and np.array_equal(got_b[0].blocks, b.blocks)
+        if step == 0:
+            assert np.array_equal(got_c[0].blocks, c.blocks)
+    # c was left out of two batches: forgotten on both sides; a and b stay mirrored
+    assert set(recv._mirrors) == set(send._sent) == {id(a.blocks), id(b.blocks)}
+
+
+def test_changes_arrive_bit_for_bit():
+    """A change that compares equal as a number (0.0 -> -0.0) still arrives, and an unchanged NaN
+    is not sent as a change every step: arrays are compared bit for bit."""
+    send, recv = ArrayMirrorSender(), ArrayMirrorReceiver()
+    a = np.zeros(1024)  # 8 KB: mirrored
+    a[5] = np.nan
+    roundtrip(send, recv, a)
+    a[3] = -0.0
+    got, _ = roundtrip(send, recv, a)
+    assert np.signbit(got[3]) and got.tobytes() == a.tobytes()
+    _, same = roundtrip(send, recv, a)
+    a[7] = 1.5
+    got, delta = roundtrip(send, recv, a)
+    assert got.tobytes() == a.tobytes() and same < delta < 200
+
+
 def test_shape_change_and_views_are_sent_whole():
     send, recv = ArrayMirrorSender(), ArrayMirrorReceiver()
     base = np.arange(200 * 200, dtype=np.int32).reshape(200, 200)

@@ -16,7 +16,7 @@ from compass.config import RunConfig
 from compass.core.family import get_family
 from compass.sandbox import SkillExecutor, compile_skill
 from compass.sandbox.executors import make_executor
-from compass.sandbox.isolated import IsolatedExecutor
+from compass.sandbox.isolated import PARTS_FROM, IsolatedExecutor
 
 API = "compass.games.combat.skill_api"
 SLOW = "def slow(obs):\n    n = 0\n    for i in range(150000):\n        n += i\n    return STOP\n"
@@ -117,6 +117,64 @@ def test_hung_worker_is_replaced_and_the_others_keep_their_results(isolated, vie
     assert isolated.restarts == restarts + 1 and isolated.pids()[0] != pid
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)  # the hung worker is gone, not left running
+
+
+def _many_views(views, n):
+    """``n`` distinct views (each pickled on its own, not shared within a message)."""
+    return [
+        replace(
+            views[k % 5],
+            agent_id=k % 5,
+            step=k,
+            entities=tuple(replace(e, x=e.x + k) for e in views[k % 5].entities),
+        )
+        for k in range(n)
+    ]
+
+
+def test_a_batch_in_parts_equals_in_process_item_by_item(isolated, views, combat_library):
+    # With parts on, a batch goes in parts of 1, 2, 4, ... items, each run as it arrives; the answers are the
+    # in-process executor's, in order, with the random stream and lanes as one message had them.
+    skill = combat_library.compiled["race_adaptive_combat"]
+    rnd = compile_skill(RANDOM, "rnd", "combat")
+    many = _many_views(views, 23)  # parts of 1, 2, 4, 8 and 8
+    batch = [(rnd if k % 3 else skill, v) for k, v in enumerate(many)]
+    lanes = [k % 2 for k in range(len(batch))]
+    local = SkillExecutor(API, seed=11)
+    isolated.parts_from = PARTS_FROM
+    isolated.reset_lanes([11, 12])
+    local.reset_lanes([11, 12])
+    try:
+        for _ in range(3):
+            got, want = isolated.run_batch(batch, lanes), local.run_batch(batch, lanes)
+            assert [r.action for r in got] == [r.action for r in want]
+            assert [r.error for r in got] == [None] * len(batch)
+    finally:
+        isolated.parts_from = None
+
+
+@pytest.mark.timeout(120)
+def test_a_hang_in_the_first_part_does_not_block_sending_the_rest(isolated, views):
+    # The first item hangs in C while the later parts hold more than a pipe takes: the parent
+    # must not wait on a full pipe forever (it writes without blocking, under the hard deadline).
+    from compass.sandbox.isolated import _wire_view
+    from compass.sandbox.wire import ArrayMirrorSender
+
+    honest = compile_skill("def ok(obs):\n    return STOP\n", "ok", "combat")
+    hang = compile_skill(C_HANG, "hang", "combat")
+    many = _many_views(views, 400)
+    rest = [(honest.code_hash, _wire_view(v, True), 0) for v in many[1:]]
+    assert len(ArrayMirrorSender().dumps(("items", rest, False))) > 2 * 64 * 1024
+    restarts = isolated.restarts
+    isolated.parts_from = PARTS_FROM
+    try:
+        results = isolated.run_batch([(hang, many[0])] + [(honest, v) for v in many[1:]])
+    finally:
+        isolated.parts_from = None
+    assert results[0].error is not None and results[0].error.kind == "budget"
+    assert "worker replaced" in str(results[0].error)
+    assert all(r.error is None and r.action == 1 for r in results[1:])
+    assert isolated.restarts == restarts + 1
 
 
 def _wait_until_dead(pid: int, timeout: float = 5.0) -> None:
