@@ -111,6 +111,7 @@ from compass.games.alem.skill_api.progress import (
 from compass.games.alem.skill_api.survival import (
     base_anchor,
     bunker_step,
+    rest_step,
     descend_step,
     escort_step,
     farm_step,
@@ -192,6 +193,7 @@ EXPORTS: tuple[str, ...] = (
     "base_anchor",
     "shelter_plan",
     "bunker_step",
+    "rest_step",
     "stone_needed",
     "escort_step",
     "farm_step",

@@ -122,6 +122,29 @@ def bunker_step(d: ObsData, anchor: Point | None = None, radius: int = 25) -> in
     plan = shelter_plan(d, anchor if anchor is not None else base_anchor(d), radius)
     if plan is None:
         plan = shelter_plan(d, None, radius)
+    return _follow_plan(d, plan)
+
+
+def rest_step(d: ObsData, anchor: Point | None = None, reach: int = 8) -> int | None:
+    """Next action toward sleeping sealed in, for an exhausted agent: the shelter around ``anchor``
+    (default the base) when its first tile is within ``reach`` tiles, else the one nearest the agent
+    within ``reach``. Enclosed: sleep (Noop once rested). ``None`` when no shelter is that close.
+
+    Why: an agent at energy 0 that sleeps where it stands sleeps until its energy is full (about
+    90 steps) and takes 3.5x damage; on Hard tuning seeds every agent that died asleep had slept
+    unsealed, most with a pickaxe in hand (docs/alem.md "Nights, fifth pass"). A tunnel a few tiles
+    away costs a handful of steps; walking 25 tiles to the base's does not suit an agent at energy 0.
+    """
+    if enclosed(d):
+        return SLEEP if d.energy < d.max_energy else NOOP
+    plan = shelter_plan(d, anchor if anchor is not None else base_anchor(d), reach)
+    if plan is None or distance(d.position, plan[1][0]) > reach:
+        plan = shelter_plan(d, None, reach)
+    return _follow_plan(d, plan)
+
+
+def _follow_plan(d: ObsData, plan: tuple[str, tuple[Point, Point, Point]] | None) -> int | None:
+    """The next action of a :func:`shelter_plan` (seal a corridor or dig a tunnel), ``None`` for none."""
     if plan is None:
         return None
     kind, (a, b, c) = plan
