@@ -114,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     cpu = time.process_time()
     while running:
         results = executor.run_batch(
-            [(policies[jobs[i][0]], v) for i in running for v in views[i]], [i for i in running for _ in range(n)]
+            [(policies[jobs[i][0]], v) for i in running for v in views[i]],
+            [i for i in running for _ in range(n)],
         )
         inputs = [e.step_idle() for e in envs]
         for k, i in enumerate(running):

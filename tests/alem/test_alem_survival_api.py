@@ -78,9 +78,27 @@ def test_shelter_plan_is_stable_around_a_fixed_anchor():
     assert api.shelter_plan(d, anchor=(7, 3))[1][0] == (7, 1)
 
 
+def test_a_corridor_a_teammate_stands_in_is_taken():
+    # Both agents rank corridors around the same base: the second must not wait at the first's door.
+    grid = ["#########", "#.#####.#", "#.#####.#", "#...@...#", "#########"]
+    mate = Teammate(1, "miner", 1, 2, -3, -1, 4, 9.0)  # in the west corridor's outer tile
+    d = _obs(grid, inventory=_inv(stone=1), teammates=[mate])
+    assert api.shelter_plan(d, anchor=(1, 3), skip_taken=True)[1][0] == (7, 1)
+    assert api.bunker_step(d, (1, 3), skip_taken=True) == RIGHT
+    assert api.rest_step(d, (1, 3)) == RIGHT  # rest_step skips taken corridors by default
+    assert api.rest_step(d, (1, 3), skip_taken=False) == LEFT
+    # The default (what alem_role_policy plays) still ranks the taken corridor first.
+    assert api.shelter_plan(d, anchor=(1, 3))[1][0] == (1, 1)
+
+
 def test_rest_step_seals_in_nearby_not_at_the_far_base():
     # Two dead-end corridors: the west one by the base (anchor), the east one by the exhausted agent.
-    grid = ["#####################", "#.#################.#", "#.#################.#", "#.................@.#"]
+    grid = [
+        "#####################",
+        "#.#################.#",
+        "#.#################.#",
+        "#.................@.#",
+    ]
     tired = {"health": 9, "food": 9, "drink": 9, "energy": 0}
     d = _obs(grid + ["#" * 21], inventory=_inv(stone=1), status=tired)
     assert api.bunker_step(d, (1, 3)) == LEFT  # the base's corridor, 19 tiles away
