@@ -107,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     n = envs[0].n_agents
     hist = [[deque(maxlen=HISTORY) for _ in range(n)] for _ in jobs]
     onsets: list[list[dict | None]] = [[None] * n for _ in jobs]
+    roles: list[list[str]] = [[""] * n for _ in jobs]
     sleeps: list[dict] = []
     deaths: list[dict] = []
     views = [e.reset(s) for e, (_, s) in zip(envs, jobs, strict=True)]
@@ -125,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
                 d = obs_data_from_view(v)
                 if not d.alive:
                     continue
+                roles[i][j] = d.role
                 snap = snapshot(d, actions[j])
                 hist[i][j].append(snap)
                 if not d.sleeping and actions[j] == SLEEP:
@@ -146,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
                         "variant": jobs[i][0],
                         "seed": jobs[i][1],
                         "agent": j,
-                        "role": ["warrior", "forager", "miner"][j] if n == 3 else j,
+                        "role": roles[i][j],
                         "cause": cause,
                         "last": last,
                         "onset": onsets[i][j] if last.get("sleeping") else None,
