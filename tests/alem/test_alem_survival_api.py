@@ -78,6 +78,43 @@ def test_shelter_plan_is_stable_around_a_fixed_anchor():
     assert api.shelter_plan(d, anchor=(7, 3))[1][0] == (7, 1)
 
 
+def test_a_corridor_a_teammate_stands_in_is_taken():
+    # Both agents rank corridors around the same base: the second must not wait at the first's door.
+    grid = ["#########", "#.#####.#", "#.#####.#", "#...@...#", "#########"]
+    mate = Teammate(1, "miner", 1, 2, -3, -1, 4, 9.0)  # in the west corridor's outer tile
+    d = _obs(grid, inventory=_inv(stone=1), teammates=[mate])
+    assert api.shelter_plan(d, anchor=(1, 3), skip_taken=True)[1][0] == (7, 1)
+    assert api.bunker_step(d, (1, 3), skip_taken=True) == RIGHT
+    assert api.rest_step(d, (1, 3)) == RIGHT  # rest_step skips taken corridors by default
+    assert api.rest_step(d, (1, 3), skip_taken=False) == LEFT
+    # The default (what alem_role_policy plays) still ranks the taken corridor first.
+    assert api.shelter_plan(d, anchor=(1, 3))[1][0] == (1, 1)
+
+
+def test_rest_step_seals_in_nearby_not_at_the_far_base():
+    # Two dead-end corridors: the west one by the base (anchor), the east one by the exhausted agent.
+    grid = [
+        "#####################",
+        "#.#################.#",
+        "#.#################.#",
+        "#.................@.#",
+    ]
+    tired = {"health": 9, "food": 9, "drink": 9, "energy": 0}
+    d = _obs(grid + ["#" * 21], inventory=_inv(stone=1), status=tired)
+    assert api.bunker_step(d, (1, 3)) == LEFT  # the base's corridor, 19 tiles away
+    assert api.rest_step(d, (1, 3)) == RIGHT  # the corridor 3 tiles away
+    # The base's corridor when it is within reach.
+    near_base = _obs(["#####", "#.###", "#.###", "#..@.", "#####"], inventory=_inv(stone=1), status=tired)
+    assert api.rest_step(near_base, (1, 3)) == LEFT
+    # Only the far corridor: nothing within reach, so the caller decides (sleep or stay awake).
+    west_only = [row[:19] + "#" + row[20:] for row in grid[:3]] + [grid[3]]
+    far = _obs(west_only + ["." * 21], inventory=_inv(stone=1), status=tired)
+    assert api.bunker_step(far, (1, 3)) == LEFT
+    assert api.rest_step(far, (1, 3)) is None
+    # Walled in: sleep until rested.
+    assert api.rest_step(_obs(["####", "#@.#", "####"], status=tired)) == SLEEP
+
+
 def test_base_anchor_is_the_table_nearest_the_centre():
     d = _obs(["@..", "..."])
     assert api.base_anchor(d) == d.position

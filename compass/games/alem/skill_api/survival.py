@@ -75,17 +75,18 @@ def base_anchor(d: ObsData) -> Point:
 
 
 def shelter_plan(
-    d: ObsData, anchor: Point | None = None, radius: int = 25
+    d: ObsData, anchor: Point | None = None, radius: int = 25, skip_taken: bool = False
 ) -> tuple[str, tuple[Point, Point, Point]] | None:
     """The shelter this agent should use: ``("seal", (inner, outer, entrance))`` for a known dead-end
     corridor it can close with one stone, or ``("dig", (stand, first, second))`` for a tunnel to dig
     into stone. Chosen nearest ``anchor`` (default: the agent), so a fixed anchor gives a stable choice;
-    ``None`` when the agent lacks the stone or pickaxe that the known spots need.
+    ``None`` when the agent lacks the stone or pickaxe that the known spots need. ``skip_taken``:
+    pass over corridors a teammate already stands in (:func:`sleep_spot`).
     """
     here = anchor if anchor is not None else d.position
     options: list[tuple[int, str, tuple[Point, Point, Point]]] = []
     if d.inventory.get("stone", 0) >= 1:
-        spot = sleep_spot(_at(d, here), radius)
+        spot = sleep_spot(_at(d, here), radius, skip_taken)
         if spot is not None and distance(d.position, spot[0]) <= radius:
             options.append((distance(here, spot[0]), "seal", spot))
     if d.inventory.get("pickaxe", 0) >= 1:
@@ -109,19 +110,46 @@ def _at(d: ObsData, xy: Point) -> ObsData:
     return replace(d, position=(int(xy[0]), int(xy[1])))
 
 
-def bunker_step(d: ObsData, anchor: Point | None = None, radius: int = 25) -> int | None:
+def bunker_step(
+    d: ObsData, anchor: Point | None = None, radius: int = 25, skip_taken: bool = False
+) -> int | None:
     """Next action toward sleeping sealed in stone, using :func:`shelter_plan` around ``anchor``.
 
     Enclosed: sleep until energy is full, then wait (Noop) inside. Seal: walk to the corridor's inner
     tile, step back (now facing the entrance) and place stone; a non-miner's failed placement costs
     nothing, so it simply retries. Dig: stand, mine ``first``, step in, mine ``second``, step in, step
     back to face out and seal. ``None`` when no plan is possible (no stone, no pickaxe, no spot).
+    ``skip_taken``: pass over corridors a teammate already stands in.
     """
     if enclosed(d):
         return SLEEP if d.energy < d.max_energy else NOOP
-    plan = shelter_plan(d, anchor if anchor is not None else base_anchor(d), radius)
+    plan = shelter_plan(d, anchor if anchor is not None else base_anchor(d), radius, skip_taken)
     if plan is None:
-        plan = shelter_plan(d, None, radius)
+        plan = shelter_plan(d, None, radius, skip_taken)
+    return _follow_plan(d, plan)
+
+
+def rest_step(d: ObsData, anchor: Point | None = None, reach: int = 8, skip_taken: bool = True) -> int | None:
+    """Next action toward sleeping sealed in, for an exhausted agent: the shelter around ``anchor``
+    (default the base) when its first tile is within ``reach`` tiles, else the one nearest the agent
+    within ``reach``. Enclosed: sleep (Noop once rested). ``None`` when no shelter is that close.
+
+    Why: an agent at energy 0 that sleeps where it stands sleeps until its energy is full (about
+    90 steps) and takes 3.5x damage; on Hard tuning seeds every agent that died asleep had slept
+    unsealed, most with a pickaxe in hand (docs/alem.md "Nights, fifth pass"). A tunnel a few tiles
+    away costs a handful of steps; walking 25 tiles to the base's does not suit an agent at energy 0.
+    Corridors a teammate stands in are passed over unless ``skip_taken`` is False.
+    """
+    if enclosed(d):
+        return SLEEP if d.energy < d.max_energy else NOOP
+    plan = shelter_plan(d, anchor if anchor is not None else base_anchor(d), reach, skip_taken)
+    if plan is None or distance(d.position, plan[1][0]) > reach:
+        plan = shelter_plan(d, None, reach, skip_taken)
+    return _follow_plan(d, plan)
+
+
+def _follow_plan(d: ObsData, plan: tuple[str, tuple[Point, Point, Point]] | None) -> int | None:
+    """The next action of a :func:`shelter_plan` (seal a corridor or dig a tunnel), ``None`` for none."""
     if plan is None:
         return None
     kind, (a, b, c) = plan

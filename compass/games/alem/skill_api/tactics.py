@@ -113,11 +113,14 @@ def dig_spot(d: ObsData, radius: int = 25) -> tuple[Point, Point, Point] | None:
     return best[1] if best else None
 
 
-def sleep_spot(d: ObsData, radius: int = 12) -> tuple[Point, Point, Point] | None:
+def sleep_spot(d: ObsData, radius: int = 12, skip_taken: bool = False) -> tuple[Point, Point, Point] | None:
     """A dead-end corridor to sleep in: ``(inner, outer, entrance)`` tiles, nearest first.
 
     Walk to ``inner``, step back onto ``outer`` (now facing ``entrance``), place stone on the
-    entrance: the two corridor tiles are sealed. Uses the agent's memory of the map.
+    entrance: the two corridor tiles are sealed. Uses the agent's memory of the map. A corridor
+    whose entrance holds a teammate or creature is skipped; with ``skip_taken`` also one with
+    anybody inside (teammates ranking shelters around one base otherwise pick the same corridor,
+    and the second waits at the first's door: docs/alem.md "Nights, fifth pass").
     """
     mem = d.memory
     if mem is None:
@@ -146,7 +149,7 @@ def sleep_spot(d: ObsData, radius: int = 12) -> tuple[Point, Point, Point] | Non
             if (
                 not (0 <= entrance[0] < MAP_SIZE and 0 <= entrance[1] < MAP_SIZE)
                 or not walk[entrance[1], entrance[0]]
-                or entrance in occupied
+                or ({inner, outer, entrance} if skip_taken else {entrance}) & occupied
             ):
                 break
             dist = distance(d.position, inner)
