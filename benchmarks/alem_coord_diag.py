@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
 from collections import Counter
@@ -28,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from compass.games.alem.protocol import TUNING_SEEDS  # noqa: E402
+from alem_dev import load_policy, play, summary, tuning_seeds  # noqa: E402
 
 WINDOW = 130  # the library's coordination window: steps 0-129 of every 200
 
@@ -72,58 +71,28 @@ def count_step(c: Counter, ds: list, pick) -> None:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("skill_file")
-    p.add_argument("--seeds", default="0,1,2,3,4,5", help="comma list of tuning seeds (0-999)")
+    p.add_argument("--seeds", default="0-5", help="tuning seeds (0-999): '0-23' or '0,3,5'")
     p.add_argument("--steps", type=int, default=3000)
     p.add_argument("--difficulty", default="hard")
     p.add_argument("--target", default="coordination_target", help="the skill API's site rule to count")
     p.add_argument("--out", required=True)
     a = p.parse_args(argv)
-    seeds = [int(s) for s in a.seeds.split(",")]
-    if any(s not in TUNING_SEEDS for s in seeds):
-        raise SystemExit("--seeds: tuning seeds must lie in 0-999 (docs/alem.md 'Seed protocol')")
+    seeds = tuning_seeds(a.seeds)
 
     import compass.games.alem.skill_api as api
-    from compass.games.alem.env import make_alem
-    from compass.games.alem.metrics import EpisodeTracker
     from compass.games.alem.skill_api.knowledge import obs_data_from_view
-    from compass.sandbox import SkillExecutor, compile_skill
-    from compass.skills.library import header_length
-    from compass.skills.skill import parse_skill_source
 
     pick = getattr(api, a.target)
-    path = Path(a.skill_file)
-    text = path.read_text()
-    skill = parse_skill_source(text, "alem", path)
-    policy = compile_skill(
-        skill.code, skill.name, "alem", filename=str(path), line_offset=header_length(text)
-    )
-    envs = [make_alem(a.difficulty, max_steps=a.steps, text=False, preset="rl") for _ in seeds]
-    executor = SkillExecutor("compass.games.alem.skill_api", seed=list(seeds))
-    trackers = [EpisodeTracker() for _ in envs]
+    policy = load_policy(a.skill_file)
     counts = [Counter() for _ in seeds]
-    views = [e.reset(s) for e, s in zip(envs, seeds, strict=True)]
-    running = list(range(len(envs)))
+
+    def on_step(i: int, views: list, actions: list[int]) -> None:
+        ds = [d for d in (obs_data_from_view(v) for v in views) if d.alive]
+        if ds and ds[0].step % 200 < WINDOW:
+            count_step(counts[i], ds, pick)
+
     cpu = time.process_time()
-    while running:
-        n = envs[0].n_agents
-        results = executor.run_batch(
-            [(policy, v) for i in running for v in views[i]], [i for i in running for _ in range(n)]
-        )
-        inputs = [e.step_idle() for e in envs]
-        for k, i in enumerate(running):
-            inputs[i] = envs[i].step_begin([r.action for r in results[n * k : n * (k + 1)]])
-            ds = [d for d in (obs_data_from_view(v) for v in views[i]) if d.alive]
-            if ds and ds[0].step % 200 < WINDOW:
-                count_step(counts[i], ds, pick)
-        outs = envs[0].step_batch(inputs)
-        still = []
-        for i in running:
-            res = envs[i].step_end(outs[i])
-            trackers[i].update(res.info, res.outcome)
-            views[i] = res.views
-            if not res.done:
-                still.append(i)
-        running = still
+    trackers = play([(policy, s) for s in seeds], a.steps, a.difficulty, on_step=on_step)
 
     rows = []
     for seed, tracker, c in zip(seeds, trackers, counts, strict=True):
@@ -134,19 +103,11 @@ def main(argv: list[str] | None = None) -> int:
             f"survived {[x['steps_survived'] for x in row['agents']]} deaths {[x['death_cause'] for x in row['agents']]}",
             flush=True,
         )
-    survived = [x["steps_survived"] for r in rows for x in r["agents"]]
     total = sum(counts, Counter())
-    summary = {
-        "team_total_pct": statistics.mean(r["team_total_pct"] for r in rows),
-        "agent_mean_total_pct": statistics.mean(r["total_pct"] for r in rows),
-        "survival_median": statistics.median(survived),
-        "death_causes": dict(Counter(x["death_cause"] or "alive" for r in rows for x in r["agents"])),
-        "diag": dict(total),
-        "cpu_seconds": time.process_time() - cpu,
-    }
-    print(json.dumps(summary))
+    report = summary(rows) | {"diag": dict(total), "cpu_seconds": time.process_time() - cpu}
+    print(json.dumps(report))
     Path(a.out).write_text(
-        json.dumps({"seeds": seeds, "target": a.target, "rows": rows, "summary": summary}, indent=1)
+        json.dumps({"seeds": seeds, "target": a.target, "rows": rows, "summary": report}, indent=1)
     )
     return 0
 

@@ -16,28 +16,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
-from collections import Counter, deque
+from collections import Counter, defaultdict, deque
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from compass.games.alem.protocol import TUNING_SEEDS  # noqa: E402
+from alem_dev import load_policy, play, summary, tuning_seeds  # noqa: E402
 
 HISTORY = 200  # steps of per-agent state kept for a death's report
-
-
-def parse_seeds(text: str) -> list[int]:
-    """``"0-3,7"`` -> ``[0, 1, 2, 3, 7]``."""
-    out: list[int] = []
-    for part in text.split(","):
-        lo, _, hi = part.partition("-")
-        out.extend(range(int(lo), int(hi or lo) + 1))
-    return out
 
 
 def snapshot(d, action: int) -> dict:
@@ -79,119 +69,89 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--preset", default="rl")
     p.add_argument("--out", required=True)
     a = p.parse_args(argv)
-    seeds = parse_seeds(a.seeds)
-    if any(s not in TUNING_SEEDS for s in seeds):
-        raise SystemExit("--seeds: tuning seeds must lie in 0-999 (docs/alem.md 'Seed protocol')")
+    seeds = tuning_seeds(a.seeds)
 
-    from compass.games.alem.env import make_alem
-    from compass.games.alem.metrics import EpisodeTracker
     from compass.games.alem.names import SLEEP
     from compass.games.alem.skill_api.knowledge import obs_data_from_view
-    from compass.sandbox import SkillExecutor, compile_skill
-    from compass.skills.library import header_length
-    from compass.skills.skill import parse_skill_source
 
     policies = {}
     for spec in a.variants:
         name, _, file = spec.partition("=")
-        path = Path(file)
-        text = path.read_text()
-        skill = parse_skill_source(text, "alem", path)
-        policies[name] = compile_skill(
-            skill.code, skill.name, "alem", filename=str(path), line_offset=header_length(text)
-        )
+        policies[name] = load_policy(file)
     jobs = [(name, seed) for name in policies for seed in seeds]
-    envs = [make_alem(a.difficulty, max_steps=a.steps, text=False, preset=a.preset) for _ in jobs]
-    executor = SkillExecutor("compass.games.alem.skill_api", seed=[s for _, s in jobs])
-    trackers = [EpisodeTracker() for _ in envs]
-    n = envs[0].n_agents
-    hist = [[deque(maxlen=HISTORY) for _ in range(n)] for _ in jobs]
-    onsets: list[list[dict | None]] = [[None] * n for _ in jobs]
-    roles: list[list[str]] = [[""] * n for _ in jobs]
+    # Per job, per agent: its last HISTORY steps, its last sleep onset, its role.
+    hist = [defaultdict(lambda: deque(maxlen=HISTORY)) for _ in jobs]
+    onsets: list[dict[int, dict]] = [{} for _ in jobs]
+    roles: list[dict[int, str]] = [{} for _ in jobs]
     sleeps: list[dict] = []
     deaths: list[dict] = []
-    views = [e.reset(s) for e, (_, s) in zip(envs, jobs, strict=True)]
-    running = list(range(len(envs)))
-    cpu = time.process_time()
-    while running:
-        results = executor.run_batch(
-            [(policies[jobs[i][0]], v) for i in running for v in views[i]],
-            [i for i in running for _ in range(n)],
-        )
-        inputs = [e.step_idle() for e in envs]
-        for k, i in enumerate(running):
-            actions = [r.action for r in results[n * k : n * (k + 1)]]
-            inputs[i] = envs[i].step_begin(actions)
-            for j, v in enumerate(views[i]):
-                d = obs_data_from_view(v)
-                if not d.alive:
-                    continue
-                roles[i][j] = d.role
-                snap = snapshot(d, actions[j])
-                hist[i][j].append(snap)
-                if not d.sleeping and actions[j] == SLEEP:
-                    onset = {"variant": jobs[i][0], "seed": jobs[i][1], "agent": j, "role": d.role} | snap
-                    onsets[i][j] = onset
-                    sleeps.append(onset)
-        outs = envs[0].step_batch(inputs)
-        still = []
-        for i in running:
-            res = envs[i].step_end(outs[i])
-            trackers[i].update(res.info, res.outcome)
-            for j, cause in enumerate(res.info.get("deaths") or []):
-                if cause is None:
-                    continue
-                h = list(hist[i][j])
-                last = h[-1] if h else {}
-                deaths.append(
-                    {
-                        "variant": jobs[i][0],
-                        "seed": jobs[i][1],
-                        "agent": j,
-                        "role": roles[i][j],
-                        "cause": cause,
-                        "last": last,
-                        "onset": onsets[i][j] if last.get("sleeping") else None,
-                        "forager_alive_steps": sum(s["forager"] for s in h),
-                        "request_steps": Counter(s["request"] for s in h),
-                        "food_min_step": next((s["t"] for s in h if s["food"] <= 0), None),
-                        "drink_min_step": next((s["t"] for s in h if s["drink"] <= 0), None),
-                        "ripe_seen": sum(s["ripe"] is not None for s in h),
-                        "trail": h[-40:],
-                    }
-                )
-            views[i] = res.views
-            if not res.done:
-                still.append(i)
-        running = still
 
+    def on_step(i: int, views: list, actions: list[int]) -> None:
+        for j, v in enumerate(views):
+            d = obs_data_from_view(v)
+            if not d.alive:
+                continue
+            roles[i][j] = d.role
+            snap = snapshot(d, actions[j])
+            hist[i][j].append(snap)
+            if not d.sleeping and actions[j] == SLEEP:
+                onset = {"variant": jobs[i][0], "seed": jobs[i][1], "agent": j, "role": d.role} | snap
+                onsets[i][j] = onset
+                sleeps.append(onset)
+
+    def on_result(i: int, res) -> None:
+        for j, cause in enumerate(res.info.get("deaths") or []):
+            if cause is None:
+                continue
+            h = list(hist[i][j])
+            last = h[-1] if h else {}
+            deaths.append(
+                {
+                    "variant": jobs[i][0],
+                    "seed": jobs[i][1],
+                    "agent": j,
+                    "role": roles[i].get(j, ""),
+                    "cause": cause,
+                    "last": last,
+                    "onset": onsets[i].get(j) if last.get("sleeping") else None,
+                    "forager_alive_steps": sum(s["forager"] for s in h),
+                    "request_steps": Counter(s["request"] for s in h),
+                    "food_min_step": next((s["t"] for s in h if s["food"] <= 0), None),
+                    "drink_min_step": next((s["t"] for s in h if s["drink"] <= 0), None),
+                    "ripe_seen": sum(s["ripe"] is not None for s in h),
+                    "trail": h[-40:],
+                }
+            )
+
+    cpu = time.process_time()
+    trackers = play(
+        [(policies[name], seed) for name, seed in jobs],
+        a.steps,
+        a.difficulty,
+        a.preset,
+        on_step=on_step,
+        on_result=on_result,
+    )
     rows = []
     for (name, seed), tracker in zip(jobs, trackers, strict=True):
         rows.append(tracker.score().as_dict() | {"variant": name, "seed": seed})
-    summary = {}
+    report = {}
     for name in policies:
         mine = [r for r in rows if r["variant"] == name]
-        survived = [x["steps_survived"] for r in mine for x in r["agents"]]
-        causes = Counter(x["death_cause"] or "alive" for r in mine for x in r["agents"])
-        summary[name] = {
-            "team_total_pct": statistics.mean(r["team_total_pct"] for r in mine),
-            "agent_mean_total_pct": statistics.mean(r["total_pct"] for r in mine),
-            "survival_median": statistics.median(survived),
-            "survival_mean": statistics.mean(survived),
+        report[name] = summary(mine) | {
             "per_seed": {r["seed"]: round(r["team_total_pct"], 2) for r in mine},
-            "death_causes": dict(causes.most_common()),
             "sleep_onsets": len([s for s in sleeps if s["variant"] == name]),
             "sleep_onsets_unsealed": len([s for s in sleeps if s["variant"] == name and not s["enclosed"]]),
         }
-        print(name, json.dumps({k: v for k, v in summary[name].items() if k != "per_seed"}), flush=True)
-        print("  per seed", summary[name]["per_seed"], flush=True)
+        print(name, json.dumps({k: v for k, v in report[name].items() if k != "per_seed"}), flush=True)
+        print("  per seed", report[name]["per_seed"], flush=True)
     Path(a.out).write_text(
         json.dumps(
             {
                 "seeds": seeds,
                 "steps": a.steps,
                 "rows": rows,
-                "summary": summary,
+                "summary": report,
                 "sleeps": sleeps,
                 "deaths": deaths,
                 "cpu_seconds": time.process_time() - cpu,

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
 from collections import Counter
@@ -26,82 +25,31 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from compass.games.alem.protocol import TUNING_SEEDS  # noqa: E402
+from alem_dev import load_policy, play, summary, tuning_seeds  # noqa: E402
 
 
-def parse_seeds(text: str) -> list[int]:
-    """``0-23`` or ``0,1,5``: tuning seeds only (0-999, docs/alem.md "Seed protocol")."""
-    if "-" in text and "," not in text:
-        lo, hi = (int(v) for v in text.split("-"))
-        seeds = list(range(lo, hi + 1))
-    else:
-        seeds = [int(s) for s in text.split(",")]
-    if any(s not in TUNING_SEEDS for s in seeds):
-        raise SystemExit("--seeds: tuning seeds must lie in 0-999 (docs/alem.md 'Seed protocol')")
-    return seeds
-
-
-def play(path: Path, seeds: list[int], steps: int, preset: str) -> list[dict]:
+def play_variant(path: Path, seeds: list[int], steps: int, preset: str) -> list[dict]:
     """One row per seed for the skill file at ``path`` played by every agent."""
-    from compass.games.alem.env import make_alem
-    from compass.games.alem.metrics import EpisodeTracker
     from compass.games.alem.skill_api.knowledge import obs_data_from_view
-    from compass.sandbox import SkillExecutor, compile_skill
-    from compass.skills.library import header_length
-    from compass.skills.skill import parse_skill_source
 
-    text = path.read_text()
-    skill = parse_skill_source(text, "alem", path)
-    policy = compile_skill(
-        skill.code, skill.name, "alem", filename=str(path), line_offset=header_length(text)
-    )
-    envs = [make_alem("hard", max_steps=steps, text=False, preset=preset) for _ in seeds]
-    executor = SkillExecutor("compass.games.alem.skill_api", seed=list(seeds))
-    trackers = [EpisodeTracker() for _ in envs]
+    policy = load_policy(path)
     below = [Counter() for _ in seeds]
     first: list[dict[str, int]] = [{} for _ in seeds]
-    views = [e.reset(s) for e, s in zip(envs, seeds, strict=True)]
-    running = list(range(len(envs)))
-    n = envs[0].n_agents
-    while running:
-        results = executor.run_batch(
-            [(policy, v) for i in running for v in views[i]], [i for i in running for _ in range(n)]
-        )
-        inputs = [e.step_idle() for e in envs]
-        for k, i in enumerate(running):
-            inputs[i] = envs[i].step_begin([r.action for r in results[n * k : n * (k + 1)]])
-            for d in (obs_data_from_view(v) for v in views[i]):
-                if d.alive and d.level >= 1:
-                    first[i].setdefault(f"level_{d.level}", d.step)
-                    below[i][f"agent_steps_level_{d.level}"] += 1
-                    below[i]["chest_in_view"] += any(b.name == "chest" for b in d.blocks)
-                    below[i]["potion_held"] += d.inventory.get("potions", 0) > 0
-                    below[i]["bow_held"] += d.inventory.get("bow", 0) > 0
-        outs = envs[0].step_batch(inputs)
-        still = []
-        for i in running:
-            res = envs[i].step_end(outs[i])
-            trackers[i].update(res.info, res.outcome)
-            views[i] = res.views
-            if not res.done:
-                still.append(i)
-        running = still
+
+    def on_step(i: int, views: list, actions: list[int]) -> None:
+        for d in (obs_data_from_view(v) for v in views):
+            if d.alive and d.level >= 1:
+                first[i].setdefault(f"level_{d.level}", d.step)
+                below[i][f"agent_steps_level_{d.level}"] += 1
+                below[i]["chest_in_view"] += any(b.name == "chest" for b in d.blocks)
+                below[i]["potion_held"] += d.inventory.get("potions", 0) > 0
+                below[i]["bow_held"] += d.inventory.get("bow", 0) > 0
+
+    trackers = play([(policy, s) for s in seeds], steps, preset=preset, on_step=on_step)
     return [
         tr.score().as_dict() | {"seed": seed, "first_step_below": f, "below": dict(c)}
         for seed, tr, f, c in zip(seeds, trackers, first, below, strict=True)
     ]
-
-
-def summary(rows: list[dict]) -> dict:
-    """Means over the episodes: team and agent-mean Total %, survival, causes of death."""
-    survived = [a["steps_survived"] for r in rows for a in r["agents"]]
-    return {
-        "team_total_pct": statistics.mean(r["team_total_pct"] for r in rows),
-        "agent_mean_total_pct": statistics.mean(r["total_pct"] for r in rows),
-        "survival_median": statistics.median(survived),
-        "survival_mean": statistics.mean(survived),
-        "death_causes": dict(Counter(a["death_cause"] or "alive" for r in rows for a in r["agents"])),
-    }
 
 
 def changed(ref: list[dict], rows: list[dict]) -> list[str]:
@@ -127,13 +75,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--preset", default="rl", choices=("rl", "harness"))
     p.add_argument("--out", required=True)
     a = p.parse_args(argv)
-    seeds = parse_seeds(a.seeds)
+    seeds = tuning_seeds(a.seeds)
     report: dict = {"seeds": seeds, "steps": a.steps, "preset": a.preset, "variants": {}}
     ref = None
     for spec in a.variants:
         label, _, path = spec.partition("=")
         cpu = time.process_time()
-        rows = play(Path(path), seeds, a.steps, a.preset)
+        rows = play_variant(Path(path), seeds, a.steps, a.preset)
         s = summary(rows) | {"cpu_seconds": time.process_time() - cpu}
         report["variants"][label] = {"path": path, "rows": rows, "summary": s}
         print(f"[{label}] {json.dumps(s)}", flush=True)

@@ -1,0 +1,101 @@
+"""What the ALEM development scripts share (``alem_variants.py``, ``alem_nights_diag.py``,
+``alem_coord_diag.py``): tuning seeds, a skill file compiled as a policy, and the lockstep loop
+that plays many episodes at once as ``bench_alem.run_episodes`` does (one sandbox batch for every
+running episode's agents, one lane each, and one vmapped env step), with hooks for what each
+script records per step. Tuning seeds only (docs/alem.md "Seed protocol").
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from compass.games.alem.protocol import TUNING_SEEDS
+
+
+def tuning_seeds(text: str) -> list[int]:
+    """``"0-23"``, ``"0,3,5"`` or ``"0-3,7"`` -> seeds; refuses any outside the tuning range."""
+    seeds: list[int] = []
+    for part in text.split(","):
+        lo, _, hi = part.strip().partition("-")
+        seeds.extend(range(int(lo), int(hi or lo) + 1))
+    if not seeds or any(s not in TUNING_SEEDS for s in seeds):
+        raise SystemExit("--seeds: tuning seeds must lie in 0-999 (docs/alem.md 'Seed protocol')")
+    return seeds
+
+
+def load_policy(path: str | Path):
+    """The skill file at ``path`` compiled (its file name must match its function's name)."""
+    from compass.sandbox import compile_skill
+    from compass.skills.library import header_length
+    from compass.skills.skill import parse_skill_source
+
+    path = Path(path)
+    text = path.read_text()
+    skill = parse_skill_source(text, "alem", path)
+    return compile_skill(skill.code, skill.name, "alem", filename=str(path), line_offset=header_length(text))
+
+
+def play(
+    jobs: Sequence[tuple[Any, int]],
+    steps: int,
+    difficulty: str = "hard",
+    preset: str = "rl",
+    on_step: Callable[[int, list, list[int]], None] | None = None,
+    on_result: Callable[[int, Any], None] | None = None,
+) -> list:
+    """Play every ``(policy, seed)`` job (the policy as the whole team) to its end, all at once.
+
+    ``on_step(i, views, actions)`` sees job ``i``'s views and the actions chosen from them before
+    the env steps; ``on_result(i, result)`` sees the env's ``StepResult`` after. Returns one
+    ``EpisodeTracker`` per job."""
+    from compass.games.alem.env import make_alem
+    from compass.games.alem.metrics import EpisodeTracker
+    from compass.sandbox import SkillExecutor
+
+    envs = [make_alem(difficulty, max_steps=steps, text=False, preset=preset) for _ in jobs]
+    executor = SkillExecutor("compass.games.alem.skill_api", seed=[s for _, s in jobs])
+    trackers = [EpisodeTracker() for _ in envs]
+    n = envs[0].n_agents
+    views = [e.reset(s) for e, (_, s) in zip(envs, jobs, strict=True)]
+    running = list(range(len(envs)))
+    while running:
+        results = executor.run_batch(
+            [(jobs[i][0], v) for i in running for v in views[i]], [i for i in running for _ in range(n)]
+        )
+        inputs = [e.step_idle() for e in envs]
+        for k, i in enumerate(running):
+            actions = [r.action for r in results[n * k : n * (k + 1)]]
+            inputs[i] = envs[i].step_begin(actions)
+            if on_step is not None:
+                on_step(i, views[i], actions)
+        outs = envs[0].step_batch(inputs)
+        still = []
+        for i in running:
+            res = envs[i].step_end(outs[i])
+            trackers[i].update(res.info, res.outcome)
+            if on_result is not None:
+                on_result(i, res)
+            views[i] = res.views
+            if not res.done:
+                still.append(i)
+        running = still
+    return trackers
+
+
+def summary(rows: list[dict]) -> dict:
+    """Means over score rows (``EpisodeScore.as_dict()``): team and agent-mean Total %, survival
+    per agent, causes of death."""
+    survived = [a["steps_survived"] for r in rows for a in r["agents"]]
+    return {
+        "team_total_pct": statistics.mean(r["team_total_pct"] for r in rows),
+        "agent_mean_total_pct": statistics.mean(r["total_pct"] for r in rows),
+        "survival_median": statistics.median(survived),
+        "survival_mean": statistics.mean(survived),
+        "death_causes": dict(
+            Counter(a["death_cause"] or "alive" for r in rows for a in r["agents"]).most_common()
+        ),
+    }
