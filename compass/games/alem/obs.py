@@ -30,6 +30,7 @@ from compass.games.alem.names import (
     WALKABLE_IDS,
     action_index,
 )
+from compass.core.types import wire_plain
 from compass.util.grids import isin_ids
 
 
@@ -315,6 +316,9 @@ class ObsData:
                 return t
         return None
 
+
+# What every view carries to the isolated sandbox's worker: pickled there on a shorter path.
+wire_plain(Seen, Mob, Teammate, CoordSite, Handover, AlemMemory, ObsData)
 
 # ---------------------------------------------------------------------------------------------
 # Parsing the harness text back into ObsData
