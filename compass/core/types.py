@@ -181,7 +181,9 @@ def wire_plain(*classes: type) -> None:
             if getattr(cls, name, None) is not getattr(object, name, None)
         ]
         if own or any("__slots__" in vars(c) for c in cls.__mro__[:-1]):
-            raise TypeError(f"{cls.__qualname__} does not pickle by its instance dict ({', '.join(own) or '__slots__'})")
+            raise TypeError(
+                f"{cls.__qualname__} does not pickle by its instance dict ({', '.join(own) or '__slots__'})"
+            )
         WIRE_PLAIN.add(cls)
 
 

@@ -177,7 +177,9 @@ def test_registered_observation_types_pickle_to_the_same_bytes_and_arrive_equal(
     spots = [Spot("tree", 3, 1.5), Spot("stone", -2)]
     obs = SpotObs(spots, {"health": 9.0}, Holder(), [Bare()])
     views = [
-        AgentView(k, "alem", 5, True, own, (), (0, 1), "", obs=obs, extra={"spots": spots, "memory": obs.memory})
+        AgentView(
+            k, "alem", 5, True, own, (), (0, 1), "", obs=obs, extra={"spots": spots, "memory": obs.memory}
+        )
         for k in range(2)
     ]
     message = ("batch", [], [("hash", v, 0) for v in views], 3, False)
@@ -193,10 +195,17 @@ def test_registered_observation_types_pickle_to_the_same_bytes_and_arrive_equal(
     assert fast == plain
     got = ArrayMirrorReceiver().loads(fast)[2]
     a, b = got[0][1], got[1][1]
-    assert (a.obs.spots, a.obs.status) == (spots, obs.status) and type(a.obs.spots[0]) is Spot and type(a.own) is OwnUnit and a.own == own
+    assert (
+        (a.obs.spots, a.obs.status) == (spots, obs.status)
+        and type(a.obs.spots[0]) is Spot
+        and type(a.own) is OwnUnit
+        and a.own == own
+    )
     assert [list(x.__dict__.items()) for x in a.obs.spots] == [list(x.__dict__.items()) for x in spots]
     assert a.obs is b.obs and a.extra["spots"] is a.obs.spots and a.extra["memory"] is a.obs.memory
-    assert np.array_equal(a.obs.memory.blocks, obs.memory.blocks) and list(a.obs.__dict__) == list(obs.__dict__)
+    assert np.array_equal(a.obs.memory.blocks, obs.memory.blocks) and list(a.obs.__dict__) == list(
+        obs.__dict__
+    )
     assert type(a.obs.empty[0]) is Bare and a.obs.empty[0].__dict__ == {}
 
 

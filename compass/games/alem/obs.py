@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from compass.core.types import wire_plain
 from compass.games.alem.names import (
     ACTION_LABELS,
     BLOCK_ID,
@@ -30,7 +31,6 @@ from compass.games.alem.names import (
     WALKABLE_IDS,
     action_index,
 )
-from compass.core.types import wire_plain
 from compass.util.grids import isin_ids
 
 
