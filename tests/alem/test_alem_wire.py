@@ -28,9 +28,8 @@ def test_every_object_an_alem_view_sends_is_registered_and_arrives_equal(overwor
     assert types <= WIRE_PLAIN, types - WIRE_PLAIN
     send, recv = ArrayMirrorSender(), ArrayMirrorReceiver()
     for step in overworld_views:
-        got = recv.loads(send.dumps(("batch", [], [("h", _wire_view(v, False), 0) for v in step], 3, False)))[
-            2
-        ]
+        message = ("batch", [], [("h", _wire_view(v, False), 0) for v in step], 3, False)
+        got = recv.loads(send.dumps(message))[2]
         for (_, a, _), b in zip(got, step, strict=True):
             assert list(a.obs.__dict__) == list(b.obs.__dict__)
             for k, x in vars(b.obs).items():

@@ -190,6 +190,7 @@ def test_registered_observation_types_pickle_to_the_same_bytes_and_arrive_equal(
         WIRE_PLAIN.difference_update({Spot, SpotObs, Bare, OwnUnit})
         plain = ArrayMirrorSender().dumps(message)
     finally:
+        WIRE_PLAIN.difference_update({Spot, SpotObs, Bare})
         WIRE_PLAIN.add(OwnUnit)
     # the same pickle: what the worker unpickles, and how (keys interned, shared objects shared)
     assert fast == plain
