@@ -159,6 +159,36 @@ def new_own_unit(
     return u
 
 
+#: Types the isolated sandbox's wire (:mod:`compass.sandbox.wire`) pickles through a reducer of
+#: its own (:func:`wire_plain`); the set is read per message.
+WIRE_PLAIN: set[type] = set()
+
+
+def wire_plain(*classes: type) -> None:
+    """Let the isolated sandbox pickle instances of ``classes`` (a family's observation types,
+    sent with every view) on a shorter path to the same bytes.
+
+    Python's pickle finds how to pickle such an object by a generic ``__reduce_ex__`` that looks
+    for hooks the class does not have; the wire's reducer returns the answer it would (the class,
+    the instance dict): the same pickle, for about 60 % of the CPU. So a class registered here
+    must pickle by its instance dict: no ``__slots__``, ``__reduce__``, ``__reduce_ex__``,
+    ``__getstate__`` or ``__getnewargs(_ex)__`` of its own (``TypeError`` otherwise).
+    """
+    for cls in classes:
+        own = [
+            name
+            for name in ("__reduce__", "__reduce_ex__", "__getstate__", "__getnewargs__", "__getnewargs_ex__")
+            if getattr(cls, name, None) is not getattr(object, name, None)
+        ]
+        if own or any("__slots__" in vars(c) for c in cls.__mro__[:-1]):
+            raise TypeError(
+                f"{cls.__qualname__} does not pickle by its instance dict ({', '.join(own) or '__slots__'})"
+            )
+        WIRE_PLAIN.add(cls)
+
+
+wire_plain(OwnUnit)
+
 ObsT = TypeVar("ObsT")
 
 #: What every family's ``parse_obs`` accepts for the calling agent's own observation (served from

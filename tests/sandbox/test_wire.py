@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import pickle
 from dataclasses import dataclass
 
@@ -147,6 +148,90 @@ def test_views_arrive_equal_with_entities_sent_as_rows():
     assert two - one < 100
     a, b = recv.loads(send.dumps(("batch", [views[0], twin])))[1]
     assert a.entities == b.entities == views[0].entities
+
+
+@dataclass(frozen=True)
+class Spot:  # a family's small observation record (ALEM: Seen, Mob, CoordSite...)
+    name: str
+    x: int
+    dist: float = 0.0
+
+
+@dataclass
+class SpotObs:  # the family's typed obs holding them, with its map memory
+    spots: list[Spot]
+    status: dict[str, float]
+    memory: Holder | None = None
+    empty: list = None  # type: ignore[assignment]
+
+
+class Bare:  # registered with an empty instance dict: plain pickle sends no state
+    pass
+
+
+def test_registered_observation_types_pickle_to_the_same_bytes_and_arrive_equal():
+    from compass.core.types import WIRE_PLAIN, AgentView, OwnUnit, wire_plain
+    from compass.sandbox.wire import _Pickler, _reduce_plain
+
+    own = OwnUnit("miner", 3.0, 4.0, 9.0, 4.0, 1.0, 0, 48.0, 48.0)
+    spots = [Spot("tree", 3, 1.5), Spot("stone", -2)]
+    obs = SpotObs(spots, {"health": 9.0}, Holder(), [Bare()])
+    views = [
+        AgentView(
+            k, "alem", 5, True, own, (), (0, 1), "", obs=obs, extra={"spots": spots, "memory": obs.memory}
+        )
+        for k in range(2)
+    ]
+    message = ("batch", [], [("hash", v, 0) for v in views], 3, False)
+    wire_plain(Spot, SpotObs, Bare)
+    try:
+        assert _Pickler(io.BytesIO(), ArrayMirrorSender()).dispatch_table[Spot] is _reduce_plain
+        fast = ArrayMirrorSender().dumps(message)
+        WIRE_PLAIN.difference_update({Spot, SpotObs, Bare, OwnUnit})
+        plain = ArrayMirrorSender().dumps(message)
+    finally:
+        WIRE_PLAIN.difference_update({Spot, SpotObs, Bare})
+        WIRE_PLAIN.add(OwnUnit)
+    # the same pickle: what the worker unpickles, and how (keys interned, shared objects shared)
+    assert fast == plain
+    got = ArrayMirrorReceiver().loads(fast)[2]
+    a, b = got[0][1], got[1][1]
+    assert (
+        (a.obs.spots, a.obs.status) == (spots, obs.status)
+        and type(a.obs.spots[0]) is Spot
+        and type(a.own) is OwnUnit
+        and a.own == own
+    )
+    assert [list(x.__dict__.items()) for x in a.obs.spots] == [list(x.__dict__.items()) for x in spots]
+    assert a.obs is b.obs and a.extra["spots"] is a.obs.spots and a.extra["memory"] is a.obs.memory
+    assert np.array_equal(a.obs.memory.blocks, obs.memory.blocks) and list(a.obs.__dict__) == list(
+        obs.__dict__
+    )
+    assert type(a.obs.empty[0]) is Bare and a.obs.empty[0].__dict__ == {}
+
+
+def test_types_that_pickle_otherwise_are_refused():
+    from compass.core.types import WIRE_PLAIN, wire_plain
+
+    @dataclass(frozen=True, slots=True)
+    class Slotted:
+        x: int
+
+    class Stateful:
+        def __getstate__(self):
+            return {}
+
+    class Reduced:
+        def __reduce__(self):
+            return (Reduced, ())
+
+    class Parted(Reduced):
+        pass
+
+    for cls in (Slotted, Stateful, Reduced, Parted):
+        with pytest.raises(TypeError, match=cls.__qualname__):
+            wire_plain(cls)
+        assert cls not in WIRE_PLAIN
 
 
 def test_frames_read_back_whole_and_in_order_whatever_the_reads_return():

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from compass.core.types import wire_plain
 from compass.games.alem.names import (
     ACTION_LABELS,
     BLOCK_ID,
@@ -315,6 +316,9 @@ class ObsData:
                 return t
         return None
 
+
+# What every view carries to the isolated sandbox's worker: pickled there on a shorter path.
+wire_plain(Seen, Mob, Teammate, CoordSite, Handover, AlemMemory, ObsData)
 
 # ---------------------------------------------------------------------------------------------
 # Parsing the harness text back into ObsData

@@ -10,7 +10,7 @@ import operator
 import re
 from dataclasses import dataclass
 
-from compass.core.types import AgentView, Entity, OwnUnit
+from compass.core.types import AgentView, Entity, OwnUnit, wire_plain
 from compass.util.rounding import round1, round2, round3
 
 # SMACv2 action vocabulary shared by every combat adapter.
@@ -79,6 +79,7 @@ class CombatObs:
 
 
 _NO_COMBAT_OBS = CombatObs(0.0, 0.0)
+wire_plain(CombatObs)  # every view carries one to the isolated sandbox's worker
 _new, _set_attr = object.__new__, object.__setattr__
 
 
