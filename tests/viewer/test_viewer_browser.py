@@ -141,6 +141,10 @@ def test_compare_two_runs_of_the_same_seed(page, viewer_url):
     )
     page.keyboard.press("ArrowRight")
     page.wait_for_function("document.getElementById('step').value === '1'")
+    # Each side's info arrives with its own request: wait for step 1's on both.
+    page.wait_for_function(
+        "['a', 'b'].every((s) => document.getElementById('info-' + s).dataset.step === '1')"
+    )
     assert "reward" in page.inner_text("#info-a") and "reward" in page.inner_text("#info-b")
 
 

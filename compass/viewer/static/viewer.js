@@ -251,12 +251,15 @@ const compass = (() => {
     const input = document.getElementById("step");
     let t = 0;
     const show = async (side, run) => {
-      document.getElementById(`frame-${side}`).src = `/api/runs/${encodeURIComponent(run)}/episodes/${ep}/frame/${t}/global.png`;
+      const at = t;
+      document.getElementById(`frame-${side}`).src = `/api/runs/${encodeURIComponent(run)}/episodes/${ep}/frame/${at}/global.png`;
       try {
-        const w = await getJSON(`/api/runs/${encodeURIComponent(run)}/episodes/${ep}/steps?start=${t}&count=1`);
+        const w = await getJSON(`/api/runs/${encodeURIComponent(run)}/episodes/${ep}/steps?start=${at}&count=1`);
+        if (at !== t) return; // the user moved on while this step loaded: its info would be stale
         const s = w.steps[0];
+        document.getElementById(`info-${side}`).dataset.step = at;
         document.getElementById(`info-${side}`).innerHTML = s ? `reward ${esc(s.step.reward)} · skills ${esc((s.step.skills || []).join(", "))}${s.decisions.map((d) => `<div>agent ${d.agent}: ${esc(d.trigger)} → ${esc(d.skill)} (${esc(d.subtask)})</div>`).join("")}` : "(episode over)";
-      } catch (e) { document.getElementById(`info-${side}`).textContent = e.message; }
+      } catch (e) { if (at === t) document.getElementById(`info-${side}`).textContent = e.message; }
     };
     const go = (n) => { t = Math.max(0, Math.min(total - 1, n)); input.value = t; show("a", root.dataset.a); show("b", root.dataset.b); };
     document.getElementById("prev").onclick = () => go(t - 1);
