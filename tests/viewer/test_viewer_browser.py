@@ -67,7 +67,7 @@ def test_jump_to_an_event_and_see_the_error_with_its_line(page, viewer_url):
     error_option = page.locator("#events option", has_text="error").first
     t = error_option.get_attribute("value")
     page.select_option("#events", value=t)
-    page.wait_for_function(f"document.getElementById('t-label').textContent === '{t}'")
+    page.wait_for_function(f"document.getElementById('stepinfo').dataset.step === '{t}'")
     info = page.inner_text("#stepinfo")
     assert "zigzag table not initialised" in info and "line" in info
 

@@ -83,15 +83,18 @@ const compass = (() => {
     }
 
     async function renderStep() {
-      const s = await stepAt(t);
-      if (!s) return;
+      const at = t;
+      const s = await stepAt(at);
+      if (!s || at !== t) return; // the user moved on while this step loaded
       const st = s.step;
       const hu = s.human; // a person's action (compass play): their unit runs no skill
       let h = `<div>reward ${esc(st.reward)} · actions ${esc(JSON.stringify(st.actions))}</div><div>skills: ${(st.skills || []).map((k, i) => `${i}:${esc(k ?? (hu && hu.agent === i ? "person" : "dead"))}`).join(" · ")}</div>`;
       if (hu) h += `<div class="human">person (agent ${esc(hu.agent)}): ${hu.key ? `key ${esc(JSON.stringify(hu.key))}` : esc(hu.via)} → action ${esc(hu.action)}${hu.reaction_ms != null ? `, reaction ${esc(hu.reaction_ms)} ms` : ""}</div>`;
       for (const e of st.events || []) h += `<div class="event event-${esc(e.kind)}">${esc(e.kind)}: ${esc(e.text)}</div>`;
       for (const e of st.errors || []) h += `<div class="err">agent ${e.agent} ${esc(e.skill)} [${esc(e.kind)}] ${esc(e.message)}\n${esc(e.traceback || "")}</div>`;
-      document.getElementById("stepinfo").innerHTML = h;
+      const info = document.getElementById("stepinfo");
+      info.innerHTML = h;
+      info.dataset.step = at;
     }
 
     function loadFrames() {
