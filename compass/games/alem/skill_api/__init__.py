@@ -123,6 +123,7 @@ from compass.games.alem.skill_api.progress import (
     achievement_weight,
     craft_trip,
     missing_weight,
+    armed_for_descent,
     visit_next_level_step,
 )
 from compass.games.alem.skill_api.survival import (
@@ -224,6 +225,7 @@ EXPORTS: tuple[str, ...] = (
     "achievement_weight",
     "missing_weight",
     "craft_trip",
+    "armed_for_descent",
     "visit_next_level_step",
     "standing_on",
     "FIRST_CRAFTS",
@@ -367,6 +369,7 @@ __all__ = [
     "action",
     "adjacent",
     "agents_adjacent",
+    "armed_for_descent",
     "arrow_step",
     "ascend",
     "base_anchor",
