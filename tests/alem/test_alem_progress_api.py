@@ -111,7 +111,9 @@ def test_armed_descent_needs_tools_health_supplies_and_daylight_not_the_team():
     ready = _obs(["@"], step=300 + 20, inventory=_inv(pickaxe=2), teammates=far_mates)
     assert api.armed_for_descent(ready)
     assert not api.armed_for_descent(_obs(["@"], step=300 + 20, inventory=_inv(pickaxe=1)))
-    assert api.armed_for_descent(_obs(["@"], step=320, inventory=_inv(pickaxe=1, sword=1)), pickaxe=1, sword=1)
+    assert api.armed_for_descent(
+        _obs(["@"], step=320, inventory=_inv(pickaxe=1, sword=1)), pickaxe=1, sword=1
+    )
     assert not api.armed_for_descent(_obs(["@"], step=320, inventory=_inv(pickaxe=2)), sword=1)
     assert not api.armed_for_descent(_obs(["@"], step=20, inventory=_inv(pickaxe=2)))  # first day
     assert not api.armed_for_descent(_obs(["@"], step=300 + 110, inventory=_inv(pickaxe=2)))  # dusk
@@ -151,7 +153,9 @@ def test_the_library_takes_the_team_down_once_armed_not_before():
 
     skill = SkillLibrary(None, "alem").get("alem_role_policy")
     far = [Teammate(1, "miner", 40, 40, 40, 40, 80, 9.0)]
-    inv = {k: 0 for k in ("wood", "stone", "sapling", "coal", "iron", "diamond", "armour", "arrows", "torches")}
+    inv = {
+        k: 0 for k in ("wood", "stone", "sapling", "coal", "iron", "diamond", "armour", "arrows", "torches")
+    }
 
     def view(pickaxe: int, sword: int, health: int = 9):
         d = _obs(

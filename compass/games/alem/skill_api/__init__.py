@@ -121,9 +121,9 @@ from compass.games.alem.skill_api.paths import act_on, explore, face_free_tile, 
 from compass.games.alem.skill_api.progress import (
     FIRST_CRAFTS,
     achievement_weight,
+    armed_for_descent,
     craft_trip,
     missing_weight,
-    armed_for_descent,
     visit_next_level_step,
 )
 from compass.games.alem.skill_api.survival import (

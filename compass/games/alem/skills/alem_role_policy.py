@@ -39,7 +39,7 @@ def alem_role_policy(obs: str) -> int:
     fed_level = 3  # seal in for the night only with food and drink above this
     descend_from = 1200  # step from which a team with a pickaxe descends from the overworld
     first_visit = 300  # no visit below before this step (toolless teams that went on day 1 died to orcs)
-    seek_ladder_from = 600  # from this step an armed agent with no ladder down known explores for one
+    seek_ladder_from = 900  # from this step an armed agent with no ladder down known explores for one
     d = parse_obs(obs)
     if not d.alive or d.sleeping or d.resting:
         return noop()
