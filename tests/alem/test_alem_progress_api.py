@@ -106,27 +106,25 @@ def test_visit_goes_down_by_day_with_the_team_near_and_stays_or_comes_back():
 
 def test_armed_descent_needs_tools_health_supplies_and_daylight_not_the_team():
     """An armed, healthy, fed agent takes the team down by day, wherever its teammates are (Descend
-    moves everyone); a toolless or hurt agent, the first day, dusk and a second trip do not."""
-    far_mates = [Teammate(1, "miner", 40, 40, 40, 40, 80, 9.0)]
-    ready = _obs(["@"], step=300 + 20, inventory=_inv(pickaxe=2), teammates=far_mates)
-    assert api.armed_for_descent(ready)
-    assert not api.armed_for_descent(_obs(["@"], step=300 + 20, inventory=_inv(pickaxe=1)))
-    assert api.armed_for_descent(
-        _obs(["@"], step=320, inventory=_inv(pickaxe=1, sword=1)), pickaxe=1, sword=1
-    )
-    assert not api.armed_for_descent(_obs(["@"], step=320, inventory=_inv(pickaxe=2)), sword=1)
-    assert not api.armed_for_descent(_obs(["@"], step=20, inventory=_inv(pickaxe=2)))  # first day
-    assert not api.armed_for_descent(_obs(["@"], step=300 + 110, inventory=_inv(pickaxe=2)))  # dusk
-    hurt = {"health": 5, "food": 9, "drink": 9, "energy": 9}
-    assert not api.armed_for_descent(_obs(["@"], step=320, inventory=_inv(pickaxe=2), status=hurt))
-    thirsty = {"health": 9, "food": 9, "drink": 3, "energy": 9}
-    assert not api.armed_for_descent(_obs(["@"], step=320, inventory=_inv(pickaxe=2), status=thirsty))
-    been = _obs(["@"], step=320, inventory=_inv(pickaxe=2), achievements=frozenset({"ENTER_DUNGEON"}))
-    assert not api.armed_for_descent(been)
-    assert api.armed_for_descent(been, first_only=False)
+    moves everyone); a swordless or hurt agent, the first day, dusk and a second trip do not."""
     from dataclasses import replace
 
-    below = replace(_below("@..", 320, up=0), inventory=_inv(pickaxe=2))
+    far_mates = [Teammate(1, "miner", 40, 40, 40, 40, 80, 9.0)]
+    armed = _inv(pickaxe=1, sword=1)
+    assert api.armed_for_descent(_obs(["@"], step=300 + 20, inventory=armed, teammates=far_mates))
+    assert not api.armed_for_descent(_obs(["@"], step=320, inventory=_inv(pickaxe=2)))  # no sword
+    assert api.armed_for_descent(_obs(["@"], step=320, inventory=_inv(pickaxe=2)), sword=0)
+    assert not api.armed_for_descent(_obs(["@"], step=320, inventory=armed), pickaxe=2)
+    assert not api.armed_for_descent(_obs(["@"], step=20, inventory=armed))  # first day
+    assert not api.armed_for_descent(_obs(["@"], step=300 + 110, inventory=armed))  # dusk
+    hurt = {"health": 5, "food": 9, "drink": 9, "energy": 9}
+    assert not api.armed_for_descent(_obs(["@"], step=320, inventory=armed, status=hurt))
+    thirsty = {"health": 9, "food": 9, "drink": 3, "energy": 9}
+    assert not api.armed_for_descent(_obs(["@"], step=320, inventory=armed, status=thirsty))
+    been = _obs(["@"], step=320, inventory=armed, achievements=frozenset({"ENTER_DUNGEON"}))
+    assert not api.armed_for_descent(been)
+    assert api.armed_for_descent(been, first_only=False)
+    below = replace(_below("@..", 320, up=0), inventory=armed)
     assert not api.armed_for_descent(below)  # already below: descend_step / below_step decide there
 
 

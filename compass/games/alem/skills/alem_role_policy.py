@@ -159,7 +159,7 @@ def alem_role_policy(obs: str) -> int:
     # Down armed (issue 23 item 2): by day, once this agent holds a pickaxe and a sword and is healthy
     # and fed, it takes the team down itself (Descend moves everyone, so nobody waits by the ladder),
     # or explores for the ladder down when none is known.
-    if armed_for_descent(d, from_step=first_visit, pickaxe=1, sword=1):
+    if armed_for_descent(d, from_step=first_visit):
         step = descend_step(d)
         if step is not None:
             return step
