@@ -104,6 +104,30 @@ def test_visit_goes_down_by_day_with_the_team_near_and_stays_or_comes_back():
     assert api.visit_next_level_step(_below("@..", 50, up=0)) is None  # by default the team stays
 
 
+def test_armed_descent_needs_tools_health_supplies_and_daylight_not_the_team():
+    """An armed, healthy, fed agent takes the team down by day, wherever its teammates are (Descend
+    moves everyone); a swordless or hurt agent, the first day, dusk and a second trip do not."""
+    from dataclasses import replace
+
+    far_mates = [Teammate(1, "miner", 40, 40, 40, 40, 80, 9.0)]
+    armed = _inv(pickaxe=1, sword=1)
+    assert api.armed_for_descent(_obs(["@"], step=300 + 20, inventory=armed, teammates=far_mates))
+    assert not api.armed_for_descent(_obs(["@"], step=320, inventory=_inv(pickaxe=2)))  # no sword
+    assert api.armed_for_descent(_obs(["@"], step=320, inventory=_inv(pickaxe=2)), sword=0)
+    assert not api.armed_for_descent(_obs(["@"], step=320, inventory=armed), pickaxe=2)
+    assert not api.armed_for_descent(_obs(["@"], step=20, inventory=armed))  # first day
+    assert not api.armed_for_descent(_obs(["@"], step=300 + 110, inventory=armed))  # dusk
+    hurt = {"health": 5, "food": 9, "drink": 9, "energy": 9}
+    assert not api.armed_for_descent(_obs(["@"], step=320, inventory=armed, status=hurt))
+    thirsty = {"health": 9, "food": 9, "drink": 3, "energy": 9}
+    assert not api.armed_for_descent(_obs(["@"], step=320, inventory=armed, status=thirsty))
+    been = _obs(["@"], step=320, inventory=armed, achievements=frozenset({"ENTER_DUNGEON"}))
+    assert not api.armed_for_descent(been)
+    assert api.armed_for_descent(been, first_only=False)
+    below = replace(_below("@..", 320, up=0), inventory=armed)
+    assert not api.armed_for_descent(below)  # already below: descend_step / below_step decide there
+
+
 def _below(row: str, step: int, up: int):
     """``row`` on level 1 with the ladder up at column ``up`` (a two-level memory)."""
     from dataclasses import replace
@@ -116,3 +140,32 @@ def _below(row: str, step: int, up: int):
     mem.blocks[1, 0, : len(row)] = BLOCK_ID["grass"]
     mem.items[1, 0, up] = LADDER_UP
     return replace(_obs([row], step=step), level=1, memory=mem)
+
+
+def test_the_library_takes_the_team_down_once_armed_not_before():
+    """``alem_role_policy``: by day, with a pickaxe and a sword and full health, the agent walks to
+    the ladder down it knows although its teammate is far away; with no sword, or hurt, it does not."""
+    from test_alem_tuning import _run_policy
+
+    from compass.skills.library import SkillLibrary
+
+    skill = SkillLibrary(None, "alem").get("alem_role_policy")
+    far = [Teammate(1, "miner", 40, 40, 40, 40, 80, 9.0)]
+    inv = {
+        k: 0 for k in ("wood", "stone", "sapling", "coal", "iron", "diamond", "armour", "arrows", "torches")
+    }
+
+    def view(pickaxe: int, sword: int, health: int = 9):
+        d = _obs(
+            ["....@..", "......."],
+            step=300 + 20,
+            inventory=inv | {"pickaxe": pickaxe, "sword": sword},
+            status={"health": health, "food": 9, "drink": 9, "energy": 9},
+            teammates=far,
+        )
+        d.memory.items[0, 0, 0] = LADDER_DOWN
+        return d
+
+    assert _run_policy(skill, view(1, 1)) == LEFT
+    assert _run_policy(skill, view(1, 0)) != LEFT
+    assert _run_policy(skill, view(1, 1, health=5)) != LEFT

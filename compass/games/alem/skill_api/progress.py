@@ -112,3 +112,40 @@ def visit_next_level_step(
     if d.step >= stay_from:
         return None
     return ladder_step(d, "ladder up", ASCEND)
+
+
+def armed_for_descent(
+    d: ObsData,
+    from_step: int = 300,
+    latest: int = 100,
+    pickaxe: int = 1,
+    sword: int = 1,
+    health: float = 7,
+    supplies: float = 5,
+    first_only: bool = True,
+) -> bool:
+    """Whether this agent should take the team down to level 1 now, wherever its teammates are.
+
+    On the overworld, from episode step ``from_step`` and before ``latest`` steps into the day,
+    holding at least a ``pickaxe`` and ``sword`` of those tiers (1 wood, 2 stone, 3 iron: on Hard
+    tuning seeds 0-23 a wood pickaxe and sword sent more teams down, and scored more, than a stone
+    pickaxe), with
+    ``health`` and food and drink at ``supplies`` or more, and (with ``first_only``) before the
+    agent entered level 1. Descend takes every teammate along, so nobody has to be near the ladder:
+    :func:`visit_next_level_step` waits for the whole team by the ladder, and on Hard tuning seeds
+    0-23 the library went down in 5 of 24 episodes although an agent knew a ladder down by step 400
+    in 10 (docs/alem.md "Down armed"). Pair it with :func:`descend_step` and, when no ladder down is
+    known, exploring for one.
+    """
+    if d.level != 0 or d.step < from_step or time_of_day(d) >= latest:
+        return False
+    if first_only and LEVEL_ENTRY_ACHIEVEMENTS[1] in d.achievements:
+        return False
+    inv = d.inventory
+    return (
+        inv.get("pickaxe", 0) >= pickaxe
+        and inv.get("sword", 0) >= sword
+        and d.health >= health
+        and d.food >= supplies
+        and d.drink >= supplies
+    )

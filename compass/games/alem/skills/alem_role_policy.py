@@ -2,7 +2,7 @@
 # parent: -
 # created: 2026-11-22
 # model: -
-# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from, first_visit
+# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from, first_visit, seek_ladder_from
 # subtask: Play ALEM as any role: survive, then coordinate with the team, then climb the tool ladder
 # tuned: alem:hard seeds 0,1,2,3 x 2000 steps: total_pct 5.563, return 20.017 -> total_pct 6.383, return 23.250
 def alem_role_policy(obs: str) -> int:
@@ -17,8 +17,9 @@ def alem_role_policy(obs: str) -> int:
     there until enough teammates stand next to it, then act together on the same step. Progress: wood, table,
     wood pickaxe and sword, stone, furnace, stone tools, coal and iron, iron tools and armour, arrows (warrior),
     torches (miner), saplings (forager); explore when nothing is known; descend (and stay below) by day when the whole team
-    is near the overworld's ladder (from the second day), once the overworld basics are done (from step 1200), or late in the episode from a
-    cleared level. Below the overworld: shoot creatures in line with a found bow, drink a first potion, open chests
+    is near the overworld's ladder (from the second day), by day once armed, healthy and fed (exploring for the ladder
+    when none is known), once the overworld basics are done (from step 1200), or late in the episode from a cleared
+    level. Below the overworld: shoot creatures in line with a found bow, drink a first potion, open chests
     (the warrior's first chest on level 1 holds the bow), the forager eats a snail, and the team goes down again once
     the level is cleared. The warrior hunts nearby monsters, the forager keeps the team fed, the miner mines and places
     stone."""
@@ -38,6 +39,7 @@ def alem_role_policy(obs: str) -> int:
     fed_level = 3  # seal in for the night only with food and drink above this
     descend_from = 1200  # step from which a team with a pickaxe descends from the overworld
     first_visit = 300  # no visit below before this step (toolless teams that went on day 1 died to orcs)
+    seek_ladder_from = 900  # from this step an armed agent with no ladder down known explores for one
     d = parse_obs(obs)
     if not d.alive or d.sleeping or d.resting:
         return noop()
@@ -153,6 +155,16 @@ def alem_role_policy(obs: str) -> int:
     visit = visit_next_level_step(d, from_step=first_visit)
     if visit is not None:
         return visit
+
+    # Down armed (issue 23 item 2): by day, once this agent holds a pickaxe and a sword and is healthy
+    # and fed, it takes the team down itself (Descend moves everyone, so nobody waits by the ladder),
+    # or explores for the ladder down when none is known.
+    if armed_for_descent(d, from_step=first_visit):
+        step = descend_step(d)
+        if step is not None:
+            return step
+        if d.step >= seek_ladder_from and not threats and nearest(d, "ladder down") is None:
+            return explore(d)
 
     # Coordinate: finish teammates' handovers; converge on a shared site in the coordination window.
     for h in d.handovers:
