@@ -27,7 +27,14 @@ Every step helper returns an action index, or ``None`` when it has nothing to do
 
 from __future__ import annotations
 
-from compass.games.alem.names import ASCEND, PLACE_TABLE, SOLID_BLOCKS
+from compass.games.alem.names import (
+    ACTION_LABELS,
+    ASCEND,
+    DIRECTION_ACTIONS,
+    MOVES,
+    PLACE_TABLE,
+    SOLID_BLOCKS,
+)
 from compass.games.alem.obs import Mob, ObsData
 from compass.games.alem.skill_api.actions import craft, move, place
 from compass.games.alem.skill_api.knowledge import (
@@ -47,11 +54,10 @@ from compass.games.alem.skill_api.survival import descend_step, ladder_step, sta
 
 #: The potion colours, in alem's inventory order; ``Drink Potion <Colour>`` is legal while held.
 POTION_COLOURS = ("red", "green", "blue", "pink", "cyan", "yellow")
-DRINK_POTION_ACTIONS = {c: 28 + k for k, c in enumerate(POTION_COLOURS)}
-SHOOT_ARROW = 24
+DRINK_POTION_ACTIONS = {c: ACTION_LABELS.index(f"Drink Potion {c.capitalize()}") for c in POTION_COLOURS}
+SHOOT_ARROW = ACTION_LABELS.index("Shoot Arrow")
 #: Passive creatures whose kill unlocks an EAT_ achievement (for a forager), by name.
 EDIBLE_CREATURES = {"snail": "EAT_SNAIL", "bat": "EAT_BAT", "cow": "EAT_COW"}
-_FACING_VECTORS = {"west": (-1, 0), "east": (1, 0), "north": (0, -1), "south": (0, 1)}
 
 
 def drink_potion(colour: str) -> int:
@@ -124,7 +130,7 @@ def bow_target(d: ObsData, reach: int = 6) -> Mob | None:
 def _free_line_ahead(d: ObsData, reach: int = 8) -> bool:
     """Whether no living teammate stands within ``reach`` tiles where the agent faces, up to the
     first solid block (a shot that way cannot hit one)."""
-    vec = _FACING_VECTORS.get(d.facing)
+    vec = MOVES.get(DIRECTION_ACTIONS.get(d.facing))
     if vec is None:
         return False
     mates = {(t.x, t.y) for t in team_alive(d)}

@@ -121,12 +121,7 @@ def bunker_step(
     back to face out and seal. ``None`` when no plan is possible (no stone, no pickaxe, no spot).
     ``skip_taken``: pass over corridors a teammate already stands in.
     """
-    if enclosed(d):
-        return SLEEP if d.energy < d.max_energy else NOOP
-    plan = shelter_plan(d, anchor if anchor is not None else base_anchor(d), radius, skip_taken)
-    if plan is None:
-        plan = shelter_plan(d, None, radius, skip_taken)
-    return _follow_plan(d, plan)
+    return _shelter_step(d, anchor, radius, skip_taken)
 
 
 def rest_step(d: ObsData, anchor: Point | None = None, reach: int = 8, skip_taken: bool = True) -> int | None:
@@ -140,11 +135,20 @@ def rest_step(d: ObsData, anchor: Point | None = None, reach: int = 8, skip_take
     away costs a handful of steps; walking 25 tiles to the base's does not suit an agent at energy 0.
     Corridors a teammate stands in are passed over unless ``skip_taken`` is False.
     """
+    return _shelter_step(d, anchor, reach, skip_taken, within=reach)
+
+
+def _shelter_step(
+    d: ObsData, anchor: Point | None, radius: int, skip_taken: bool, within: int | None = None
+) -> int | None:
+    """:func:`bunker_step` and :func:`rest_step`: sleep when enclosed, else follow the shelter plan
+    around ``anchor`` (default the base), or around the agent when that has none or (``within``)
+    its first tile lies farther than ``within`` tiles."""
     if enclosed(d):
         return SLEEP if d.energy < d.max_energy else NOOP
-    plan = shelter_plan(d, anchor if anchor is not None else base_anchor(d), reach, skip_taken)
-    if plan is None or distance(d.position, plan[1][0]) > reach:
-        plan = shelter_plan(d, None, reach, skip_taken)
+    plan = shelter_plan(d, anchor if anchor is not None else base_anchor(d), radius, skip_taken)
+    if plan is None or (within is not None and distance(d.position, plan[1][0]) > within):
+        plan = shelter_plan(d, None, radius, skip_taken)
     return _follow_plan(d, plan)
 
 
