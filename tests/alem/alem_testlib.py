@@ -8,10 +8,14 @@ import pytest
 
 from compass.core.family import get_family
 from compass.core.types import AgentView
+from compass.games.alem.names import ITEM_NAMES
 
 LIBRARY = get_family("alem").seed_skills_dir
 HAVE_ALEM = importlib.util.find_spec("alem") is not None
 needs_alem = pytest.mark.skipif(not HAVE_ALEM, reason="alem-env is not installed")
+# Item ids of the ladders, for hand-drawn maps.
+LADDER_DOWN = next(k for k, n in ITEM_NAMES.items() if n == "ladder down")
+LADDER_UP = next(k for k, n in ITEM_NAMES.items() if n == "ladder up")
 
 
 def load_skill(name: str):

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from alem_testlib import load_skill, needs_alem
+from alem_testlib import LADDER_DOWN, LADDER_UP, load_skill, needs_alem
 from test_alem_api import _obs
 
 from compass.games.alem import skill_api as api
@@ -18,15 +18,12 @@ from compass.games.alem.names import (
     DESCEND,
     DO,
     DOWN,
-    ITEM_NAMES,
     NOOP,
     RIGHT,
     UP,
 )
 from compass.games.alem.obs import AlemMemory, Mob, Seen, Teammate
 
-LADDER_DOWN = next(k for k, n in ITEM_NAMES.items() if n == "ladder down")
-LADDER_UP = next(k for k, n in ITEM_NAMES.items() if n == "ladder up")
 SHOOT = ACTION_LABELS.index("Shoot Arrow")
 DRINK_RED = ACTION_LABELS.index("Drink Potion Red")
 DRINK_CYAN = ACTION_LABELS.index("Drink Potion Cyan")

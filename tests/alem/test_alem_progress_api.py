@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from alem_testlib import LADDER_DOWN, LADDER_UP
 from test_alem_api import _obs
 
 from compass.games.alem import skill_api as api
@@ -10,15 +11,11 @@ from compass.games.alem.names import (
     ACHIEVEMENTS,
     ASCEND,
     DESCEND,
-    ITEM_NAMES,
     LEFT,
     RIGHT,
 )
 from compass.games.alem.obs import Seen, Teammate
 from compass.games.alem.skill_api.progress import LEVEL_ENTRY_ACHIEVEMENTS
-
-LADDER_DOWN = next(k for k, n in ITEM_NAMES.items() if n == "ladder down")
-LADDER_UP = next(k for k, n in ITEM_NAMES.items() if n == "ladder up")
 
 
 def _inv(**kw) -> dict:

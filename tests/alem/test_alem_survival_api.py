@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from alem_testlib import LADDER_DOWN
 from test_alem_api import _obs
 
 from compass.games.alem import skill_api as api
@@ -10,7 +11,6 @@ from compass.games.alem.names import (
     DESCEND,
     DO,
     DOWN,
-    ITEM_NAMES,
     LEFT,
     NOOP,
     PLACE_ACTIONS,
@@ -153,16 +153,15 @@ def test_farm_plants_by_the_base_and_eats_ripe_plants():
 
 
 def test_descend_step_walks_to_the_ladder_on_a_cleared_level():
-    ladder = next(k for k, n in ITEM_NAMES.items() if n == "ladder down")
     d = _obs(["@..", "..."])
     assert api.descend_step(d) is None  # no ladder known
-    d.memory.items[0, 0, 2] = ladder
+    d.memory.items[0, 0, 2] = LADDER_DOWN
     assert api.descend_step(d) == RIGHT
     on = _obs([".@"])
-    on.memory.items[0, 0, 1] = ladder
+    on.memory.items[0, 0, 1] = LADDER_DOWN
     assert api.descend_step(on) == DESCEND
     uncleared = _obs([".@"], level_cleared=False)
-    uncleared.memory.items[0, 0, 1] = ladder
+    uncleared.memory.items[0, 0, 1] = LADDER_DOWN
     assert api.descend_step(uncleared) is None
 
 
