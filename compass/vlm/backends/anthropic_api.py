@@ -7,7 +7,7 @@ import json
 import os
 from typing import Any
 
-from compass.vlm.backends.base import PROBE_PROMPT, Backend, BackendReply, PerLoop
+from compass.vlm.backends.base import BackendReply, PerLoop, SdkBackend
 from compass.vlm.backends.sdk_errors import to_backend_error
 from compass.vlm.backends.validate import answer_text, expect_object, reading, token_count
 from compass.vlm.errors import VLMError
@@ -42,7 +42,7 @@ def anthropic_messages(req: VLMRequest) -> list[dict[str, Any]]:
     return [{"role": "user", "content": content}]
 
 
-class AnthropicBackend(Backend):
+class AnthropicBackend(SdkBackend):
     """Calls ``messages.create`` through the official ``anthropic.AsyncAnthropic`` client.
 
     ``base_url`` is the server root *without* ``/v1`` (the SDK appends ``/v1/messages``); a trailing
@@ -140,12 +140,3 @@ class AnthropicBackend(Backend):
             prompt_tokens=token_count(getattr(usage, "input_tokens", None)),
             completion_tokens=token_count(getattr(usage, "output_tokens", None)),
         )
-
-    async def probe(self, timeout_s: float) -> None:
-        await self.generate(VLMRequest(prompt=PROBE_PROMPT, max_tokens=1, temperature=0.0), timeout_s)
-
-    async def aclose(self) -> None:
-        client = self._clients.current()
-        if client is not None:
-            await client.close()
-        self._clients.clear()

@@ -6,7 +6,7 @@ import asyncio
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from compass.vlm.types import VLMRequest
 
@@ -74,6 +74,26 @@ class Backend:
 
     async def aclose(self) -> None:
         """Release connections/threads; the default holds nothing."""
+
+
+class SdkBackend(Backend):
+    """A backend that calls a vendor SDK's async client, one client per event loop.
+
+    Subclasses set ``_clients`` (a :class:`PerLoop` of SDK clients) in ``__init__`` and implement
+    :meth:`generate`; the probe is one generation of one token, so it checks server, model name and
+    key exactly as a run's first call would.
+    """
+
+    _clients: PerLoop[Any]
+
+    async def probe(self, timeout_s: float) -> None:
+        await self.generate(VLMRequest(prompt=PROBE_PROMPT, max_tokens=1, temperature=0.0), timeout_s)
+
+    async def aclose(self) -> None:
+        client = self._clients.current()
+        if client is not None:
+            await client.close()
+        self._clients.clear()
 
 
 class PerLoop(Generic[T]):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from compass.vlm.backends.base import PROBE_PROMPT, Backend, BackendReply, PerLoop
+from compass.vlm.backends.base import BackendReply, PerLoop, SdkBackend
 from compass.vlm.backends.sdk_errors import to_backend_error
 from compass.vlm.backends.validate import answer_text, expect_object, reading, token_count
 from compass.vlm.errors import BackendError, VLMError
@@ -81,7 +81,7 @@ def openai_messages(req: VLMRequest, detail: str = "low") -> list[dict[str, Any]
     return messages
 
 
-class OpenAIBackend(Backend):
+class OpenAIBackend(SdkBackend):
     """Calls ``chat.completions`` through the official ``openai.AsyncOpenAI`` client.
 
     With ``base_url`` (vLLM, Ollama, llama.cpp, ...) the key is optional (``OPENAI_API_KEY`` if set,
@@ -173,12 +173,3 @@ class OpenAIBackend(Backend):
             prompt_tokens=token_count(getattr(usage, "prompt_tokens", None)),
             completion_tokens=token_count(getattr(usage, "completion_tokens", None)),
         )
-
-    async def probe(self, timeout_s: float) -> None:
-        await self.generate(VLMRequest(prompt=PROBE_PROMPT, max_tokens=1, temperature=0.0), timeout_s)
-
-    async def aclose(self) -> None:
-        client = self._clients.current()
-        if client is not None:
-            await client.close()
-        self._clients.clear()
