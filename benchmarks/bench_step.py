@@ -3,8 +3,10 @@
 Run (~4 min on 2 cores): ``python benchmarks/bench_step.py``
 Only one game:           ``--parts smax`` or ``--parts alem``
 A trial run:             ``--out /tmp/x.json`` (written there, never under benchmarks/results)
-Batches in parts:        ``--sandbox-parts-from 8`` (the isolated executor's ``parts_from``: batches of 8
-                         items or more in parts run as they arrive; default 0, one message per batch)
+Batches in parts:        ``--sandbox-parts-from 8`` or ``0`` (the isolated executor's ``parts_from``:
+                         batches of 8 items or more in parts run as they arrive; 0, one message per
+                         batch); default ``auto``, as ``compass run`` settles it: 8 where a core is
+                         free of this process (2 cores or more), else 0
 
 Every step of the loop below is what ``compass run --planner library`` does per env step
 (:mod:`compass.episode.runner`'s hot loop, minus tracing): the multi-hop comm exchange and relays, every
@@ -54,6 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 from benchmarks._results import write_results  # noqa: E402
 from compass.comm import CommProtocol  # noqa: E402
 from compass.sandbox import SkillExecutor  # noqa: E402
+from compass.sandbox.executors import resolve_parts_from  # noqa: E402
 from compass.sandbox.isolated import PARTS_FROM, IsolatedExecutor  # noqa: E402
 from compass.skills.library import SkillLibrary  # noqa: E402
 
@@ -327,9 +330,9 @@ def main() -> None:
     ap.add_argument("--batch-steps", type=int, default=150, help="timed batched steps per game and size")
     ap.add_argument(
         "--sandbox-parts-from",
-        type=int,
-        default=0,
-        help=f"isolated batches of this many items or more go in parts (e.g. {PARTS_FROM}; 0: one message per batch)",
+        default="auto",
+        help=f"isolated batches of this many items or more go in parts (e.g. {PARTS_FROM}; 0: one message "
+        f"per batch; auto: {PARTS_FROM} where a core is free of this process, as compass run settles it)",
     )
     ap.add_argument("--notes", default="", help="stored with the results")
     ap.add_argument("--no-write", action="store_true", help="print only (trial runs on a dirty tree)")
@@ -353,8 +356,16 @@ def main() -> None:
         ap.error(
             "--batch sizes must be at least 2 (1 is the single-episode figure) and --batch-steps at least 1"
         )
-    _PARTS_FROM[0] = args.sandbox_parts_from or None
-    results: dict[str, Any] = {"load_avg_before": os.getloadavg(), "args": vars(args)}
+    if args.sandbox_parts_from != "auto" and not args.sandbox_parts_from.isdigit():
+        ap.error(f"--sandbox-parts-from takes auto or a number (0: off), got {args.sandbox_parts_from!r}")
+    # One process plays here, as in ``compass run``: auto is on where a second core is free.
+    setting = "auto" if args.sandbox_parts_from == "auto" else int(args.sandbox_parts_from) or None
+    _PARTS_FROM[0] = resolve_parts_from(setting, players=1)
+    results: dict[str, Any] = {
+        "load_avg_before": os.getloadavg(),
+        "args": vars(args),
+        "sandbox_parts_from": _PARTS_FROM[0],  # as settled (auto: by this machine's cores)
+    }
     runs = {"smax": ("SMAX protoss 5v5", bench_smax), "alem": ("ALEM hard", bench_alem)}
     rounds: dict[str, list[dict[str, Any]]] = {part: [] for part in parts}
     batched: dict[str, list[dict[str, Any]]] = {part: [] for part in parts}
@@ -388,7 +399,8 @@ def main() -> None:
     if sizes:
         print(
             f"\nper batched step (N episodes, one sandbox batch), medians over {args.batch_steps} steps, "
-            f"then the median of {args.rounds} rounds"
+            f"then the median of {args.rounds} rounds; isolated batches in parts from "
+            f"{_PARTS_FROM[0] or 'never'} items (--sandbox-parts-from {args.sandbox_parts_from})"
         )
         print(
             f"{'game':18s} {'N':>3s} {'calls':>6s} {'skills in-proc':>14s} {'isolated':>9s} "

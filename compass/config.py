@@ -38,6 +38,12 @@ class RunConfig(BaseModel):
     # process: skills run in locked-down worker processes; inprocess: trusted skills only (docs/skills.md)
     isolation: Literal["process", "inprocess"] = "process"
     sandbox_workers: int = Field(1, ge=1, description="skill worker processes (isolation=process)")
+    sandbox_parts_from: int | Literal["auto"] | None = Field(
+        "auto",
+        description="isolation=process: a skill batch of this many items or more (batched episodes) goes "
+        "to the worker in parts it runs as they arrive; auto = 8 where a core is free of the processes "
+        "playing episodes, else off; null/off = one message per batch (the speed only: same results)",
+    )
     vlm_output: Literal["auto", "text", "json"] = Field(
         "auto",
         description="json: schema-constrained answers; text: the paper's format; auto: json where supported",
@@ -73,6 +79,18 @@ class RunConfig(BaseModel):
         description="keep gate: team = every agent runs the candidate; author = only the agent that wrote it",
     )
 
+    @field_validator("sandbox_parts_from", mode="before")
+    @classmethod
+    def _parts_setting(cls, v: object) -> object:
+        # One message for every wrong value (a typo of auto, zero, a float), not pydantic's three.
+        if v is False or (isinstance(v, str) and v.strip().lower() in ("off", "none", "null")):
+            return None  # YAML reads a bare ``off`` as False
+        if isinstance(v, str) and v.strip().isdigit():
+            v = int(v)  # the command line gives text
+        if v is None or v == "auto" or (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
+            return v
+        raise ValueError(f"sandbox_parts_from must be auto, a number of items (1 or more) or off, got {v!r}")
+
     @field_validator("out")
     @classmethod
     def _out_is_a_folder(cls, v: Path) -> Path:
@@ -98,6 +116,10 @@ def default_task(family: str) -> str:
 
     return get_family(family).default_task
 
+
+#: Settings that change how fast a run goes, never what it plays: left out of traces and of an eval
+#: configuration's key, so a trace or a resumed eval does not depend on them.
+SPEED_ONLY = frozenset({"sandbox_parts_from"})
 
 #: ``compass run``'s option defaults, read by the command line from here (they live only above).
 RUN_DEFAULTS = RunConfig.model_construct()

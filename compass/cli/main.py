@@ -105,6 +105,13 @@ def run(
     sandbox_workers: Annotated[
         int, typer.Option(min=1, help="skill worker processes (--isolation process)")
     ] = RUN_DEFAULTS.sandbox_workers,
+    sandbox_parts_from: Annotated[
+        str,
+        typer.Option(
+            help="auto | N | off: skill batches of N items or more (batched episodes) go to the worker "
+            "in parts it runs as they arrive; auto = 8 where a core is free, else off"
+        ),
+    ] = str(RUN_DEFAULTS.sandbox_parts_from),
     config: Annotated[
         Path | None, typer.Option(help="YAML file of run settings; options given here override it")
     ] = None,

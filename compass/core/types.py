@@ -189,6 +189,33 @@ def wire_plain(*classes: type) -> None:
 
 wire_plain(OwnUnit)
 
+#: Types the wire sends as the changes since it last sent the object (:func:`wire_journaled`).
+WIRE_JOURNALED: set[type] = set()
+
+
+def wire_journaled(*classes: type) -> None:
+    """Let the isolated sandbox send instances of ``classes`` (large state a view carries and a
+    step changes a little, such as ALEM's map memory) as the changes they journal.
+
+    Comparing large arrays with the copy last sent reads them whole every step, out of cache
+    after the env's step; an object that knows what it wrote can say so instead. A class
+    registered here keeps its state in its instance dict (numpy arrays and plain values) and
+    changes only through methods that journal the change; it has ``wire_version() -> int`` (how
+    many changes it has made), ``wire_since(version) -> tuple | None`` (the changes after
+    ``version``, None when no longer kept) and ``wire_apply(changes)`` (makes them on a copy
+    whose arrays are read-only, in the worker); instance attributes named ``_wire*`` (the
+    journal) stay behind. The first time, or when the journal no longer reaches back, the wire
+    sends the object whole.
+    """
+    for cls in classes:
+        missing = [
+            m for m in ("wire_version", "wire_since", "wire_apply") if not callable(getattr(cls, m, None))
+        ]
+        if missing:
+            raise TypeError(f"{cls.__qualname__} cannot be journaled: no {', '.join(missing)}")
+        WIRE_JOURNALED.add(cls)
+
+
 ObsT = TypeVar("ObsT")
 
 #: What every family's ``parse_obs`` accepts for the calling agent's own observation (served from

@@ -21,7 +21,7 @@ from compass.core.family import get_family
 from compass.core.types import EVENTS, AgentView, MultiAgentEnv
 from compass.episode.trace import TraceSink
 from compass.planner.base import Decision, DecisionContext, Planner
-from compass.sandbox.executors import pooled_executor
+from compass.sandbox.executors import pooled_executor, resolve_parts_from
 from compass.vlm.errors import VLMFatalError
 
 log = logging.getLogger(__name__)
@@ -214,7 +214,11 @@ class EpisodeRunner:
         ep = _Episode(self, episode, seed, progress)
         # A warm executor from the process's pool (isolated workers start once, not per episode).
         with pooled_executor(
-            get_family(self.env.family).skill_api, seed, self.cfg.isolation, self.cfg.sandbox_workers
+            get_family(self.env.family).skill_api,
+            seed,
+            self.cfg.isolation,
+            self.cfg.sandbox_workers,
+            _parts_from(self.cfg),
         ) as executor:
             for t in range(ep.max_steps):
                 batch = await ep.prepare(t)
@@ -407,6 +411,12 @@ class _Episode:
         return result
 
 
+def _parts_from(cfg: Any) -> int | None:
+    """The sandbox's ``parts_from`` for ``cfg``: ``auto`` as for one process playing episodes (a
+    run; ``compass eval`` settles ``auto`` itself, knowing how many processes it plays on)."""
+    return resolve_parts_from(cfg.sandbox_parts_from, players=1)
+
+
 def can_batch(env: Any) -> bool:
     """Whether ``env`` steps in a batch (:class:`compass.core.types.BatchStep`)."""
     return bool(getattr(env, "can_batch", False))
@@ -432,7 +442,7 @@ async def run_batched(lanes: list[tuple[EpisodeRunner, int, int]]) -> list[Episo
     running = list(range(len(eps)))
     cfg = first.cfg
     with pooled_executor(
-        get_family(first.env.family).skill_api, seeds[0], cfg.isolation, cfg.sandbox_workers
+        get_family(first.env.family).skill_api, seeds[0], cfg.isolation, cfg.sandbox_workers, _parts_from(cfg)
     ) as executor:
         executor.reset_lanes(seeds)
         t = 0

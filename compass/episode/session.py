@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from compass.comm import CommProtocol
-from compass.config import RunConfig
+from compass.config import SPEED_ONLY, RunConfig
 from compass.core.family import GameFamily, family_for_env, make_env
 from compass.core.runformat import FORMAT_VERSION
 from compass.episode.pipeline import (
@@ -166,7 +166,7 @@ def _play_run(
     writer.trace(
         {
             "kind": "run_start",
-            "config": cfg.model_dump(mode="json", exclude={"out", "run_id"}),
+            "config": cfg.model_dump(mode="json", exclude={"out", "run_id", *SPEED_ONLY}),
             "structured_output": bool(structured),
             "library": sorted(library.names()),
             "library_problems": [str(p) for p in library.problems],

@@ -16,13 +16,14 @@ from __future__ import annotations
 import multiprocessing
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from compass.eval.episode import batch_key, play_batch
 from compass.eval.spec import Job, Plan, SpecError
 from compass.eval.store import REPORT_FILES, EpisodeStore, read_meta, write_meta
+from compass.sandbox.executors import resolve_parts_from
 from compass.util.atomic import atomic_write_text
 
 
@@ -86,17 +87,37 @@ def batches(jobs: list[Job], batch: int, workers: int = 1) -> list[list[Job]]:
     return out
 
 
+def with_players(chunks: list[list[Job]], players: int | None) -> list[list[Job]]:
+    """``chunks`` with each job's ``sandbox_parts_from: auto`` settled for ``players`` processes
+    playing episodes at once (:func:`compass.sandbox.executors.resolve_parts_from`; None: no core
+    is known to be free, as on Ray, which gives every CPU a task)."""
+
+    def settled(job: Job) -> Job:
+        if job.config_fields.get("sandbox_parts_from", "auto") != "auto":
+            return job
+        parts = resolve_parts_from("auto", players) if players is not None else None
+        return replace(job, config_fields={**job.config_fields, "sandbox_parts_from": parts})
+
+    return [[settled(j) for j in chunk] for chunk in chunks]
+
+
+def local_chunks(jobs: list[Job], workers: int, batch: int = DEFAULT_BATCH) -> tuple[list[list[Job]], int]:
+    """The batches :func:`run_local` plays (:func:`batches`, ``auto`` settled by
+    :func:`with_players`) and how many processes play them at once (1: this one)."""
+    chunks = batches(jobs, batch, workers)
+    players = 1 if workers <= 1 or len(chunks) <= 1 else min(workers, len(chunks))
+    return with_players(chunks, players), players
+
+
 def run_local(jobs: list[Job], workers: int, batch: int = DEFAULT_BATCH) -> Iterator[dict[str, Any]]:
     """Rows as episodes (or batches of them) finish (in completion order)."""
-    chunks = batches(jobs, batch, workers)
-    if workers <= 1 or len(chunks) <= 1:
+    chunks, players = local_chunks(jobs, workers, batch)
+    if players == 1:
         for chunk in chunks:
             yield from play_batch(chunk)
         return
     ctx = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(
-        max_workers=min(workers, len(chunks)), mp_context=ctx, initializer=_init_worker
-    )
+    pool = ProcessPoolExecutor(max_workers=players, mp_context=ctx, initializer=_init_worker)
     try:
         pending = {pool.submit(play_batch, c) for c in chunks}
         while pending:
@@ -127,7 +148,7 @@ def run_ray(
                 raise ConnectionError(f"cannot reach the Ray cluster at {address!r}: {e}") from None
     remote = ray.remote(num_cpus=1, max_retries=1, retry_exceptions=False)(play_batch)
     try:
-        pending = [remote.remote(c) for c in batches(jobs, batch, workers)]
+        pending = [remote.remote(c) for c in with_players(batches(jobs, batch, workers), None)]
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             try:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from compass.comm import CommProtocol
+from compass.config import SPEED_ONLY
 from compass.core.controller import ALLY, ENEMY
 from compass.core.errors import is_expected
 from compass.core.family import family_for_env, make_env
@@ -171,7 +172,7 @@ def _seat(job: Job, env: Any | None = None) -> _Seat:
         writer.trace(
             {
                 "kind": "run_start",
-                "config": cfg.model_dump(mode="json", exclude={"out", "run_id"}),
+                "config": cfg.model_dump(mode="json", exclude={"out", "run_id", *SPEED_ONLY}),
                 "team": spec.team,
                 "enemy": spec.enemy,
                 "library": sorted(library.names()),

@@ -31,7 +31,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from compass.config import RunConfig
+from compass.config import SPEED_ONLY, RunConfig
 from compass.core.errors import CompassError
 
 _NOT_PER_EPISODE = ("episodes", "seed", "out", "run_id", "video")
@@ -93,8 +93,10 @@ class ConfigSpec(RunConfig):
         return self.model_dump(mode="json", exclude=set(_NOT_PER_EPISODE))
 
     def key(self) -> str:
-        """A hash of everything that determines this configuration's episodes (resume checks it)."""
-        blob = json.dumps({k: v for k, v in self.fields().items() if k != "name"}, sort_keys=True)
+        """A hash of everything that determines this configuration's episodes (resume checks it;
+        not :data:`~compass.config.SPEED_ONLY` settings, which change no episode)."""
+        fields = {k: v for k, v in self.fields().items() if k != "name" and k not in SPEED_ONLY}
+        blob = json.dumps(fields, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compass.config import RunConfig
+from compass.config import SPEED_ONLY, RunConfig
 from compass.core.controller import ALLY
 from compass.core.family import family_for_env, make_env
 from compass.core.runformat import FORMAT_VERSION
@@ -201,7 +201,7 @@ class Sitting:
             writer.trace(
                 {
                     "kind": "run_start",
-                    "config": cfg.model_dump(mode="json", exclude={"out", "run_id"}),
+                    "config": cfg.model_dump(mode="json", exclude={"out", "run_id", *SPEED_ONLY}),
                     "controller": "human",
                     "human": human_info,
                     "participant": self.participant,

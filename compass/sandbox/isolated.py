@@ -282,9 +282,10 @@ class IsolatedExecutor:
         worker is not kept waiting, and where a second core is free the parent's pickling of all
         but the first part overlaps the worker's work (one message has the worker start only
         after the last view is pickled). Each part costs a write and a read more, so a single
-        episode's few items go in one message. Off by default: where no second core is free (the
-        shared development machine) the parts cost 5-10 % more CPU and save no time; whether
-        they pay on a quiet machine is measured there (``bench_step.py --sandbox-parts-from``).
+        episode's few items go in one message. Off unless asked: where no second core is free
+        (the shared development machine) the parts cost 5-10 % more CPU and save no time, so runs
+        ask only where one is (``RunConfig.sandbox_parts_from``'s ``auto``,
+        :func:`compass.sandbox.executors.resolve_parts_from`).
         A part that cannot be sent (the worker died or is stuck on an earlier item) is left for
         :meth:`_collect`, which finds out whose skill it was.
         """

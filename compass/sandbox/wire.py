@@ -2,8 +2,8 @@
 and each view's entities as rows of values.
 
 A view can carry large arrays that change little between steps (ALEM's per-agent map memory:
-~190 KB per agent, of which a step changes the ~100 tiles in sight). Pickling them whole every
-step cost ~10 ms a step for three agents. The parent keeps a copy of each array as last sent to
+~190 KB per agent, of which a step changes the ~100 tiles in sight; it is journaled now, below).
+Pickling them whole every step cost ~10 ms a step for three agents. The parent keeps a copy of each array as last sent to
 a worker; the worker keeps a mirror; a step sends only the elements that changed. Arrays are
 keyed by the parent object's ``id`` (the parent holds a reference, so the id is not reused while
 it is mirrored); arrays that two messages in a row leave out are forgotten on both sides.
@@ -13,12 +13,16 @@ hundreds a step. Pickled as objects, each costs a ``__reduce_ex__`` and a keyed 
 sent as a tuple of field values and rebuilt with the same fields in the same order, SMAX 5v5
 views cost ~20% less CPU to pickle, ~10% less to unpickle and ~20% fewer bytes (the worker gets
 equal views).
-A family's observation types (ALEM: ~25 small records a view, the ``ObsData`` holding them,
-its map memory) pickle by their instance dicts; registered with
+A family's observation types (ALEM: ~25 small records a view, the ``ObsData`` holding them)
+pickle by their instance dicts; registered with
 :func:`compass.core.types.wire_plain`, they skip ``__reduce_ex__``'s search for hooks they do not
 have: the same bytes (so the worker unpickles them as before) for ~60 % of the CPU.
 The hooks are in the pickler's ``dispatch_table``, looked up by exact type in C, so no other
 object costs a Python call.
+A type registered with :func:`compass.core.types.wire_journaled` (ALEM's map memory) goes whole
+once, then as the changes it journaled since the sender last sent it (a step's ~100 tiles),
+made on the worker's copy: comparing its arrays with those last sent read ~190 KB an agent every
+step, out of cache after the env's step.
 
 Messages are framed as ``multiprocessing.connection`` frames them; :class:`FrameReader` reads one
 in a single system call where ``Connection`` takes two (and a selector per ``poll``).
@@ -39,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from compass.core.types import WIRE_PLAIN, AgentView, Entity
+from compass.core.types import WIRE_JOURNALED, WIRE_PLAIN, AgentView, Entity
 
 MIN_BYTES = 4096  # smaller arrays are pickled as they are
 _BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}  # item size -> same-width unsigned type
@@ -54,6 +58,7 @@ class ArrayMirrorSender:
     def __init__(self) -> None:
         # id -> (live array, copy as sent, its bytes)
         self._sent: dict[int, tuple[np.ndarray, np.ndarray, bytes]] = {}
+        self._journaled: dict[int, tuple[Any, int]] = {}  # id -> (object, its wire_version as sent)
         self._used: set[int] = set()
         self._stale: list[int] = []  # keys the previous message left out (while a message is in parts)
         self._open = False  # a message in parts has begun: its arrays are forgotten after its last
@@ -71,14 +76,17 @@ class ArrayMirrorSender:
         that would name a mirror the worker no longer has.
         """
         if not self._open:
-            self._stale = [k for k in self._sent if k not in self._used]  # left out of the previous message
+            # left out of the previous message
+            self._stale = [k for k in (*self._sent, *self._journaled) if k not in self._used]
             self._used = set()
         buf = io.BytesIO()
         _Pickler(buf, self).dump(message)
         self._open = more
         forget = [] if more else [k for k in self._stale if k not in self._used]
         for k in forget:
-            del self._sent[k]  # after pickling: a key still held cannot be another array's id
+            # after pickling: a key still held cannot be another object's id
+            self._sent.pop(k, None)
+            self._journaled.pop(k, None)
         pickle.dump(forget, buf, pickle.HIGHEST_PROTOCOL)
         return buf.getvalue()
 
@@ -87,14 +95,36 @@ class ArrayMirrorSender:
             return obj.__reduce_ex__(pickle.HIGHEST_PROTOCOL)  # what pickle does without us
         return _mirrored, self._pid(obj)
 
+    def _reduce_journaled(self, obj: Any) -> Any:
+        """A :func:`~compass.core.types.wire_journaled` object: its changes since this sender last
+        sent it, or the object whole (its arrays as bytes, not mirrored: the worker's copy changes
+        through its journal, not through the array mirror)."""
+        key = id(obj)
+        self._used.add(key)
+        version = obj.wire_version()
+        entry = self._journaled.get(key)
+        self._journaled[key] = (obj, version)  # holds obj: the key is not reused while mirrored
+        if entry is not None and entry[0] is obj:
+            changes = obj.wire_since(entry[1])
+            if changes is not None:
+                return _journaled, ("changes", key, changes)
+        state, arrays = {}, {}
+        for name, value in obj.__dict__.items():
+            if name.startswith("_wire"):
+                continue
+            state[name] = value  # (an array's entry keeps its place in the dict, filled in below)
+            if type(value) is np.ndarray:
+                state[name] = None
+                arrays[name] = (value.dtype.str, value.shape, np.ascontiguousarray(value).tobytes())
+        return _journaled, ("whole", key, type(obj), state, arrays)
+
     def _pid(self, obj: np.ndarray) -> tuple:
         key = id(obj)
         self._used.add(key)
         entry = self._sent.get(key)
         if entry is not None and entry[1].shape == obj.shape and entry[1].dtype == obj.dtype:
-            # Most steps change nothing (ALEM's map memory: every array, every step, in the
-            # bench's episodes): comparing bytes with those last sent costs a copy and a memcmp,
-            # numpy's elementwise != five to twenty times that (int16: ~20 µs for 41 KB).
+            # Unchanged arrays are common: comparing bytes with those last sent costs a copy and
+            # a memcmp, numpy's elementwise != five to twenty times that (int16: ~20 µs for 41 KB).
             raw = obj.tobytes()
             if raw == entry[2]:
                 return ("same", key)
@@ -122,6 +152,7 @@ class _Pickler(pickle.Pickler):
     def __init__(self, file: io.BytesIO, sender: ArrayMirrorSender) -> None:
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
         table: dict[type, Any] = dict.fromkeys(WIRE_PLAIN, _reduce_plain)
+        table.update(dict.fromkeys(WIRE_JOURNALED, sender._reduce_journaled))
         table.update({np.ndarray: sender._reduce, AgentView: self._reduce_view})
         self.dispatch_table = table
         self._rows: dict[int, tuple[tuple, ...]] = {}  # id(entities) -> rows, for this message
@@ -169,7 +200,7 @@ class ArrayMirrorReceiver:
     """Worker side: ``loads(data)`` rebuilds the message from its mirrors (read-only arrays)."""
 
     def __init__(self) -> None:
-        self._mirrors: dict[int, np.ndarray] = {}
+        self._mirrors: dict[int, Any] = {}  # arrays, and journaled objects
 
     def loads(self, data: bytes) -> Any:
         global _RECEIVER
@@ -199,6 +230,22 @@ class ArrayMirrorReceiver:
         self._mirrors[key] = arr
         return arr
 
+    def load_journaled(self, kind: str, key: int, *rest: Any) -> Any:
+        """A journaled object sent whole, or its mirror with the changes made (``wire_apply``)."""
+        if kind == "whole":
+            cls, state, arrays = rest
+            obj = cls.__new__(cls)
+            obj.__dict__.update(state)
+            for name, (dtype, shape, raw) in arrays.items():
+                arr = np.frombuffer(raw, dtype=np.dtype(dtype)).reshape(shape).copy()
+                arr.flags.writeable = False  # as mirrored arrays: a skill must not change them
+                obj.__dict__[name] = arr
+        else:
+            obj = self._mirrors[key]
+            obj.wire_apply(rest[0])
+        self._mirrors[key] = obj
+        return obj
+
 
 _RECEIVER: ArrayMirrorReceiver | None = None  # the receiver whose loads() is running
 
@@ -208,6 +255,13 @@ def _mirrored(*pid: Any) -> np.ndarray:
     if _RECEIVER is None:
         raise pickle.UnpicklingError("a mirrored array outside ArrayMirrorReceiver.loads")
     return _RECEIVER.load_array(*pid)
+
+
+def _journaled(*pid: Any) -> Any:
+    """Called by the unpickler for each journaled object (:meth:`ArrayMirrorSender._reduce_journaled`)."""
+    if _RECEIVER is None:
+        raise pickle.UnpicklingError("a journaled object outside ArrayMirrorReceiver.loads")
+    return _RECEIVER.load_journaled(*pid)
 
 
 def frame_header(size: int) -> bytes:

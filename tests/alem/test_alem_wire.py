@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from compass.core.types import WIRE_PLAIN
+from compass.core.types import WIRE_JOURNALED, WIRE_PLAIN
 from compass.sandbox.isolated import _wire_view
 from compass.sandbox.wire import ArrayMirrorReceiver, ArrayMirrorSender
 
@@ -25,7 +25,7 @@ def test_every_object_an_alem_view_sends_is_registered_and_arrives_equal(overwor
     for v in views:
         _objects(v.obs, types)
     # a record type added to ObsData without registering it would pickle on the slow path
-    assert types <= WIRE_PLAIN, types - WIRE_PLAIN
+    assert types <= WIRE_PLAIN | WIRE_JOURNALED, types - WIRE_PLAIN - WIRE_JOURNALED
     send, recv = ArrayMirrorSender(), ArrayMirrorReceiver()
     for step in overworld_views:
         message = ("batch", [], [("h", _wire_view(v, False), 0) for v in step], 3, False)
@@ -33,8 +33,10 @@ def test_every_object_an_alem_view_sends_is_registered_and_arrives_equal(overwor
         for (_, a, _), b in zip(got, step, strict=True):
             assert list(a.obs.__dict__) == list(b.obs.__dict__)
             for k, x in vars(b.obs).items():
-                if k == "memory":
-                    assert np.array_equal(a.obs.memory.blocks, x.blocks)
+                if k == "memory":  # journaled: whole, then the updates since
+                    for name in ("blocks", "items", "coord", "seen_step"):
+                        assert np.array_equal(getattr(a.obs.memory, name), getattr(x, name)), name
+                    assert (a.obs.memory.level, a.obs.memory.step) == (x.level, x.step)
                 else:
                     assert getattr(a.obs, k) == x, k
                     if isinstance(x, list):

@@ -302,3 +302,35 @@ def test_replies_come_back_as_plain_values_and_nothing_else():
             reader.recv()
     out.close()
     os.close(r)
+
+
+def test_alem_map_memory_arrives_through_its_journal():
+    """ALEM's map memory goes whole once, then as the updates it journaled (a step's tiles): the
+    worker's copy equals the parent's after every message, also when more updates than the
+    journal keeps came between two messages (sent whole again), and stays read-only."""
+    from compass.games.alem.obs import AlemMemory
+
+    rng = np.random.default_rng(1)
+    memory = AlemMemory(3)
+    send, recv = ArrayMirrorSender(), ArrayMirrorReceiver()
+    sizes = []
+    for step in range(30):
+        for _ in range(12 if step % 7 == 6 else int(rng.integers(0, 3))):
+            n = 90
+            rows, cols = rng.integers(0, 48, n), rng.integers(0, 48, n)
+            blocks, coord, items = rng.integers(0, 40, n), rng.integers(-5, 5, n), rng.integers(0, 4, n)
+            memory.update(int(rng.integers(0, 3)), rows, cols, blocks, coord, step, items)
+        data = send.dumps(("batch", [memory, memory]))
+        sizes.append(len(data))
+        got = recv.loads(data)[1]
+        assert got[0] is got[1] and id(memory) in send._journaled  # one object, as in the parent
+        for name in ("blocks", "items", "coord", "seen_step"):
+            assert getattr(got[0], name).tobytes() == getattr(memory, name).tobytes(), (step, name)
+        assert (got[0].level, got[0].step) == (memory.level, memory.step)
+        assert [k for k in vars(got[0])] == [k for k in vars(memory) if not k.startswith("_wire")]
+    assert max(sizes[1:6]) < 3_000 < sizes[6] < sizes[0] + 1_000  # changes; whole after 12 updates
+    with pytest.raises(ValueError):
+        got[0].blocks[0, 0, 0] = 1
+    recv.loads(send.dumps(("reset", [0])))
+    recv.loads(send.dumps(("reset", [0])))  # left out of two messages: forgotten on both sides
+    assert recv._mirrors == {} and send._journaled == {}
