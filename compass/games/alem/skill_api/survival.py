@@ -111,7 +111,7 @@ def _at(d: ObsData, xy: Point) -> ObsData:
 
 
 def bunker_step(
-    d: ObsData, anchor: Point | None = None, radius: int = 25, skip_taken: bool = False
+    d: ObsData, anchor: Point | None = None, radius: int = 25, skip_taken: bool = False, walls_only: bool = False
 ) -> int | None:
     """Next action toward sleeping sealed in stone, using :func:`shelter_plan` around ``anchor``.
 
@@ -119,12 +119,15 @@ def bunker_step(
     tile, step back (now facing the entrance) and place stone; a non-miner's failed placement costs
     nothing, so it simply retries. Dig: stand, mine ``first``, step in, mine ``second``, step in, step
     back to face out and seal. ``None`` when no plan is possible (no stone, no pickaxe, no spot).
-    ``skip_taken``: pass over corridors a teammate already stands in.
+    ``skip_taken``: pass over corridors a teammate already stands in. ``walls_only``: a teammate in the
+    corridor's mouth is no wall (:func:`enclosed`), so the agent seals itself in before sleeping.
     """
-    return _shelter_step(d, anchor, radius, skip_taken)
+    return _shelter_step(d, anchor, radius, skip_taken, walls_only=walls_only)
 
 
-def rest_step(d: ObsData, anchor: Point | None = None, reach: int = 8, skip_taken: bool = True) -> int | None:
+def rest_step(
+    d: ObsData, anchor: Point | None = None, reach: int = 8, skip_taken: bool = True, walls_only: bool = False
+) -> int | None:
     """Next action toward sleeping sealed in, for an exhausted agent: the shelter around ``anchor``
     (default the base) when its first tile is within ``reach`` tiles, else the one nearest the agent
     within ``reach``. Enclosed: sleep (Noop once rested). ``None`` when no shelter is that close.
@@ -133,18 +136,24 @@ def rest_step(d: ObsData, anchor: Point | None = None, reach: int = 8, skip_take
     90 steps) and takes 3.5x damage; on Hard tuning seeds every agent that died asleep had slept
     unsealed, most with a pickaxe in hand (docs/alem.md "Nights, fifth pass"). A tunnel a few tiles
     away costs a handful of steps; walking 25 tiles to the base's does not suit an agent at energy 0.
-    Corridors a teammate stands in are passed over unless ``skip_taken`` is False.
+    Corridors a teammate stands in are passed over unless ``skip_taken`` is False; ``walls_only`` as
+    in :func:`bunker_step`.
     """
-    return _shelter_step(d, anchor, reach, skip_taken, within=reach)
+    return _shelter_step(d, anchor, reach, skip_taken, within=reach, walls_only=walls_only)
 
 
 def _shelter_step(
-    d: ObsData, anchor: Point | None, radius: int, skip_taken: bool, within: int | None = None
+    d: ObsData,
+    anchor: Point | None,
+    radius: int,
+    skip_taken: bool,
+    within: int | None = None,
+    walls_only: bool = False,
 ) -> int | None:
     """:func:`bunker_step` and :func:`rest_step`: sleep when enclosed, else follow the shelter plan
     around ``anchor`` (default the base), or around the agent when that has none or (``within``)
     its first tile lies farther than ``within`` tiles."""
-    if enclosed(d):
+    if enclosed(d, walls_only=walls_only):
         return SLEEP if d.energy < d.max_energy else NOOP
     plan = shelter_plan(d, anchor if anchor is not None else base_anchor(d), radius, skip_taken)
     if plan is None or (within is not None and distance(d.position, plan[1][0]) > within):

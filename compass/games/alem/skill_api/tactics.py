@@ -26,12 +26,14 @@ from compass.util.grids import pad2d
 _STONE_ID = 4  # BlockType.STONE
 
 
-def enclosed(d: ObsData, max_tiles: int = 3) -> bool:
+def enclosed(d: ObsData, max_tiles: int = 3, walls_only: bool = False) -> bool:
     """Whether the agent is walled in: it can reach at most ``max_tiles`` open tiles (teammates block).
 
     A sealed 2-tile tunnel counts, so creatures cannot reach the agent (unseen tiles count as open).
+    ``walls_only``: teammates do not count as walls (one standing in a corridor's mouth walks away
+    later, and an agent that fell asleep behind it then sleeps in the open).
     """
-    mates = {(t.x, t.y) for t in team_alive(d)}
+    mates = set() if walls_only else {(t.x, t.y) for t in team_alive(d)}
     region = {d.position}
     frontier = [d.position]
     while frontier:
