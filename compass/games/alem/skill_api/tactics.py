@@ -49,15 +49,23 @@ def enclosed(d: ObsData, max_tiles: int = 3, walls_only: bool = False) -> bool:
     return True
 
 
-def dig_out(d: ObsData) -> int | None:
-    """When walled in, face a mineable neighbour (stone, tree...) and dig through it; else None."""
+def dig_out(d: ObsData, away_from: Point | None = None) -> int | None:
+    """When walled in, face a mineable neighbour (stone, tree...) and dig through it; else None.
+
+    ``away_from`` (e.g. the nearest creature waiting outside): dig through the wall farthest from it,
+    so the agent does not open its shelter into the creature's reach.
+    """
     if not enclosed(d):
         return None
-    for _, dx, dy in STEP_DIRS:
-        p = (d.x + dx, d.y + dy)
-        name = block_at(d, p)
-        if name in RESOURCE_TOOL and can_mine(d, name) and not _coordination_tile(d, p):
-            return DO if facing(d, p) else move(direction_to(d.position, p))
+    walls = [
+        p
+        for p in ((d.x + dx, d.y + dy) for _, dx, dy in STEP_DIRS)
+        if block_at(d, p) in RESOURCE_TOOL and can_mine(d, block_at(d, p)) and not _coordination_tile(d, p)
+    ]
+    if away_from is not None:
+        walls.sort(key=lambda p: -((p[0] - away_from[0]) ** 2 + (p[1] - away_from[1]) ** 2))  # the straight-line farthest
+    for p in walls[:1]:
+        return DO if facing(d, p) else move(direction_to(d.position, p))
     return None
 
 
