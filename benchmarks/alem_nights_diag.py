@@ -68,8 +68,16 @@ def left_shelter(h: list[dict]) -> dict | None:
     if last is None or last + 1 >= len(h):
         return None
     s = h[last + 1]
-    return {"t": s["t"], "tod": s["tod"], "hp": s["hp"], "food": s["food"], "drink": s["drink"],
-            "energy": s["energy"], "mob": s["mob"], "steps_to_death": h[-1]["t"] - s["t"]}
+    return {
+        "t": s["t"],
+        "tod": s["tod"],
+        "hp": s["hp"],
+        "food": s["food"],
+        "drink": s["drink"],
+        "energy": s["energy"],
+        "mob": s["mob"],
+        "steps_to_death": h[-1]["t"] - s["t"],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

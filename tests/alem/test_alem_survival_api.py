@@ -96,7 +96,9 @@ def test_a_teammate_in_the_corridor_mouth_is_no_wall_with_walls_only():
     # so only ``walls_only`` says the agent is not yet sealed in (and must not sleep there).
     mate = Teammate(1, "miner", 2, 1, 1, 0, 1, 9.0)
     tired = {"health": 9, "food": 9, "drink": 9, "energy": 3}
-    d = _obs(["#####", "#@..#", "###.#", "###.#", "#####"], teammates=[mate], status=tired, inventory=_inv(stone=1))
+    d = _obs(
+        ["#####", "#@..#", "###.#", "###.#", "#####"], teammates=[mate], status=tired, inventory=_inv(stone=1)
+    )
     assert api.enclosed(d) and not api.enclosed(d, walls_only=True)
     assert api.bunker_step(d) == SLEEP  # the default (what main plays) sleeps behind the teammate
     assert api.bunker_step(d, walls_only=True) == RIGHT  # steps back toward the entrance to seal it

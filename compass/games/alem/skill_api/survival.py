@@ -111,7 +111,11 @@ def _at(d: ObsData, xy: Point) -> ObsData:
 
 
 def bunker_step(
-    d: ObsData, anchor: Point | None = None, radius: int = 25, skip_taken: bool = False, walls_only: bool = False
+    d: ObsData,
+    anchor: Point | None = None,
+    radius: int = 25,
+    skip_taken: bool = False,
+    walls_only: bool = False,
 ) -> int | None:
     """Next action toward sleeping sealed in stone, using :func:`shelter_plan` around ``anchor``.
 

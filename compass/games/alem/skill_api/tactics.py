@@ -57,16 +57,19 @@ def dig_out(d: ObsData, away_from: Point | None = None) -> int | None:
     """
     if not enclosed(d):
         return None
-    walls = [
-        p
-        for p in ((d.x + dx, d.y + dy) for _, dx, dy in STEP_DIRS)
-        if block_at(d, p) in RESOURCE_TOOL and can_mine(d, block_at(d, p)) and not _coordination_tile(d, p)
-    ]
+    walls = []
+    for _, dx, dy in STEP_DIRS:
+        p = (d.x + dx, d.y + dy)
+        name = block_at(d, p)
+        if name in RESOURCE_TOOL and can_mine(d, name) and not _coordination_tile(d, p):
+            walls.append(p)
+    if not walls:
+        return None
     if away_from is not None:
-        walls.sort(key=lambda p: -((p[0] - away_from[0]) ** 2 + (p[1] - away_from[1]) ** 2))  # the straight-line farthest
-    for p in walls[:1]:
-        return DO if facing(d, p) else move(direction_to(d.position, p))
-    return None
+        # The wall farthest from it in a straight line (ties keep STEP_DIRS order).
+        walls.sort(key=lambda p: -((p[0] - away_from[0]) ** 2 + (p[1] - away_from[1]) ** 2))
+    p = walls[0]
+    return DO if facing(d, p) else move(direction_to(d.position, p))
 
 
 def dig_spot(d: ObsData, radius: int = 25) -> tuple[Point, Point, Point] | None:
