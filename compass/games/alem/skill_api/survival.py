@@ -368,24 +368,6 @@ def _room_at_miner(d: ObsData, miner: Point) -> tuple[Point, Point, Point, Point
     return None
 
 
-def _sealed(d: ObsData, max_tiles: int = 5) -> bool:
-    """Walled in by blocks alone (teammates do not count, unlike :func:`enclosed`): a teammate
-    standing in the entrance of a half-dug room is no wall."""
-    region = {d.position}
-    frontier = [d.position]
-    while frontier:
-        cx, cy = frontier.pop()
-        for _, dx, dy in STEP_DIRS:
-            p = (cx + dx, cy + dy)
-            if p in region or not walkable(d, p, unknown=True):
-                continue
-            region.add(p)
-            if len(region) > max_tiles:
-                return False
-            frontier.append(p)
-    return True
-
-
 def team_bunker_step(
     d: ObsData, anchor: Point | None = None, seal_by: int = 150, radius: int = 25
 ) -> int | None:
@@ -399,7 +381,7 @@ def team_bunker_step(
     bunker for this agent (no living miner, no room known, the miner lacks a pickaxe): fall back
     to :func:`bunker_step`.
     """
-    if _sealed(d):
+    if enclosed(d, 5, walls_only=True):  # a teammate in the doorway of a half-dug room is no wall
         return SLEEP if d.energy < d.max_energy else NOOP
     mates = team_alive(d)
     me = d.position
@@ -577,7 +559,7 @@ def ring_room_step(
     day past ``seal_by``, or the miner short of stone with none near): fall back to
     :func:`bunker_step`.
     """
-    if _sealed(d, 4):
+    if enclosed(d, 4, walls_only=True):
         return SLEEP if d.energy < d.max_energy else NOOP
     mates = team_alive(d)
     if d.role != "miner" and not any(t.role == "miner" for t in mates):
