@@ -47,6 +47,7 @@ def snapshot(d, action: int) -> dict:
         "energy": d.energy,
         "sleeping": d.sleeping,
         "enclosed": enclosed(d),
+        "sealed": enclosed(d, walls_only=True),
         "mob": min((m.dist for m in mobs), default=None),
         "mob_kind": mobs[0].name if mobs else None,
         "mate": min((distance(d.position, (t.x, t.y)) for t in mates), default=None),
@@ -57,6 +58,25 @@ def snapshot(d, action: int) -> dict:
         "pickaxe": d.inventory.get("pickaxe", 0),
         "level": d.level,
         "action": action,
+    }
+
+
+def left_shelter(h: list[dict]) -> dict | None:
+    """The first step after the last stretch walled in (``sealed``) in a dead agent's history: when it
+    came out, how healthy it was and how far the nearest creature stood (None if never sealed)."""
+    last = max((k for k, s in enumerate(h) if s.get("sealed")), default=None)
+    if last is None or last + 1 >= len(h):
+        return None
+    s = h[last + 1]
+    return {
+        "t": s["t"],
+        "tod": s["tod"],
+        "hp": s["hp"],
+        "food": s["food"],
+        "drink": s["drink"],
+        "energy": s["energy"],
+        "mob": s["mob"],
+        "steps_to_death": h[-1]["t"] - s["t"],
     }
 
 
@@ -119,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
                     "food_min_step": next((s["t"] for s in h if s["food"] <= 0), None),
                     "drink_min_step": next((s["t"] for s in h if s["drink"] <= 0), None),
                     "ripe_seen": sum(s["ripe"] is not None for s in h),
+                    "left_shelter": left_shelter(h),
                     "trail": h[-40:],
                 }
             )

@@ -73,6 +73,14 @@ def test_enclosure_and_sleep_spot():
     assert api.dig_out(armed) == DO  # facing north stone
 
 
+def test_dig_out_opens_the_wall_away_from_a_creature():
+    armed = {"pickaxe": 1, "stone": 0, "wood": 0, "sword": 0}
+    sealed = _obs(["###", "#@#", "###"], inventory=armed)  # facing north
+    assert api.dig_out(sealed, away_from=(1, -5)) == DOWN  # the zombie waits north: open the south wall
+    assert api.dig_out(sealed, away_from=(5, 1)) == LEFT
+    assert api.dig_out(sealed, away_from=(1, 6)) == DO  # it waits south: the north wall it faces
+
+
 def test_flee_and_nearest():
     d = _obs(
         ["~....", ".....", "..@..", ".....", "....T"], mobs=[Mob(200, "zombie", "melee", 2, 1, 0, -1, 1, 5.0)]

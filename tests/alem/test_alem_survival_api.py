@@ -91,6 +91,23 @@ def test_a_corridor_a_teammate_stands_in_is_taken():
     assert api.shelter_plan(d, anchor=(1, 3))[1][0] == (1, 1)
 
 
+def test_a_teammate_in_the_corridor_mouth_is_no_wall_with_walls_only():
+    # The agent in a corridor's inner tile, a teammate on the outer tile: the teammate will walk away,
+    # so only ``walls_only`` says the agent is not yet sealed in (and must not sleep there).
+    mate = Teammate(1, "miner", 2, 1, 1, 0, 1, 9.0)
+    tired = {"health": 9, "food": 9, "drink": 9, "energy": 3}
+    d = _obs(
+        ["#####", "#@..#", "###.#", "###.#", "#####"], teammates=[mate], status=tired, inventory=_inv(stone=1)
+    )
+    assert api.enclosed(d) and not api.enclosed(d, walls_only=True)
+    assert api.bunker_step(d) == SLEEP  # the default (what main plays) sleeps behind the teammate
+    assert api.bunker_step(d, walls_only=True) == RIGHT  # steps back toward the entrance to seal it
+    assert api.rest_step(d, walls_only=True) is None  # taken corridor, none other in reach: caller decides
+    # Stone walls alone still count.
+    sealed = _obs(["####", "#@.#", "####"], status=tired)
+    assert api.enclosed(sealed, walls_only=True) and api.bunker_step(sealed, walls_only=True) == SLEEP
+
+
 def test_rest_step_seals_in_nearby_not_at_the_far_base():
     # Two dead-end corridors: the west one by the base (anchor), the east one by the exhausted agent.
     grid = [

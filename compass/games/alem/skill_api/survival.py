@@ -111,7 +111,11 @@ def _at(d: ObsData, xy: Point) -> ObsData:
 
 
 def bunker_step(
-    d: ObsData, anchor: Point | None = None, radius: int = 25, skip_taken: bool = False
+    d: ObsData,
+    anchor: Point | None = None,
+    radius: int = 25,
+    skip_taken: bool = False,
+    walls_only: bool = False,
 ) -> int | None:
     """Next action toward sleeping sealed in stone, using :func:`shelter_plan` around ``anchor``.
 
@@ -119,12 +123,15 @@ def bunker_step(
     tile, step back (now facing the entrance) and place stone; a non-miner's failed placement costs
     nothing, so it simply retries. Dig: stand, mine ``first``, step in, mine ``second``, step in, step
     back to face out and seal. ``None`` when no plan is possible (no stone, no pickaxe, no spot).
-    ``skip_taken``: pass over corridors a teammate already stands in.
+    ``skip_taken``: pass over corridors a teammate already stands in. ``walls_only``: a teammate in the
+    corridor's mouth is no wall (:func:`enclosed`), so the agent seals itself in before sleeping.
     """
-    return _shelter_step(d, anchor, radius, skip_taken)
+    return _shelter_step(d, anchor, radius, skip_taken, walls_only=walls_only)
 
 
-def rest_step(d: ObsData, anchor: Point | None = None, reach: int = 8, skip_taken: bool = True) -> int | None:
+def rest_step(
+    d: ObsData, anchor: Point | None = None, reach: int = 8, skip_taken: bool = True, walls_only: bool = False
+) -> int | None:
     """Next action toward sleeping sealed in, for an exhausted agent: the shelter around ``anchor``
     (default the base) when its first tile is within ``reach`` tiles, else the one nearest the agent
     within ``reach``. Enclosed: sleep (Noop once rested). ``None`` when no shelter is that close.
@@ -133,18 +140,24 @@ def rest_step(d: ObsData, anchor: Point | None = None, reach: int = 8, skip_take
     90 steps) and takes 3.5x damage; on Hard tuning seeds every agent that died asleep had slept
     unsealed, most with a pickaxe in hand (docs/alem.md "Nights, fifth pass"). A tunnel a few tiles
     away costs a handful of steps; walking 25 tiles to the base's does not suit an agent at energy 0.
-    Corridors a teammate stands in are passed over unless ``skip_taken`` is False.
+    Corridors a teammate stands in are passed over unless ``skip_taken`` is False; ``walls_only`` as
+    in :func:`bunker_step`.
     """
-    return _shelter_step(d, anchor, reach, skip_taken, within=reach)
+    return _shelter_step(d, anchor, reach, skip_taken, within=reach, walls_only=walls_only)
 
 
 def _shelter_step(
-    d: ObsData, anchor: Point | None, radius: int, skip_taken: bool, within: int | None = None
+    d: ObsData,
+    anchor: Point | None,
+    radius: int,
+    skip_taken: bool,
+    within: int | None = None,
+    walls_only: bool = False,
 ) -> int | None:
     """:func:`bunker_step` and :func:`rest_step`: sleep when enclosed, else follow the shelter plan
     around ``anchor`` (default the base), or around the agent when that has none or (``within``)
     its first tile lies farther than ``within`` tiles."""
-    if enclosed(d):
+    if enclosed(d, walls_only=walls_only):
         return SLEEP if d.energy < d.max_energy else NOOP
     plan = shelter_plan(d, anchor if anchor is not None else base_anchor(d), radius, skip_taken)
     if plan is None or (within is not None and distance(d.position, plan[1][0]) > within):
@@ -355,24 +368,6 @@ def _room_at_miner(d: ObsData, miner: Point) -> tuple[Point, Point, Point, Point
     return None
 
 
-def _sealed(d: ObsData, max_tiles: int = 5) -> bool:
-    """Walled in by blocks alone (teammates do not count, unlike :func:`enclosed`): a teammate
-    standing in the entrance of a half-dug room is no wall."""
-    region = {d.position}
-    frontier = [d.position]
-    while frontier:
-        cx, cy = frontier.pop()
-        for _, dx, dy in STEP_DIRS:
-            p = (cx + dx, cy + dy)
-            if p in region or not walkable(d, p, unknown=True):
-                continue
-            region.add(p)
-            if len(region) > max_tiles:
-                return False
-            frontier.append(p)
-    return True
-
-
 def team_bunker_step(
     d: ObsData, anchor: Point | None = None, seal_by: int = 150, radius: int = 25
 ) -> int | None:
@@ -386,7 +381,7 @@ def team_bunker_step(
     bunker for this agent (no living miner, no room known, the miner lacks a pickaxe): fall back
     to :func:`bunker_step`.
     """
-    if _sealed(d):
+    if enclosed(d, 5, walls_only=True):  # a teammate in the doorway of a half-dug room is no wall
         return SLEEP if d.energy < d.max_energy else NOOP
     mates = team_alive(d)
     me = d.position
@@ -564,7 +559,7 @@ def ring_room_step(
     day past ``seal_by``, or the miner short of stone with none near): fall back to
     :func:`bunker_step`.
     """
-    if _sealed(d, 4):
+    if enclosed(d, 4, walls_only=True):
         return SLEEP if d.energy < d.max_energy else NOOP
     mates = team_alive(d)
     if d.role != "miner" and not any(t.role == "miner" for t in mates):

@@ -26,12 +26,14 @@ from compass.util.grids import pad2d
 _STONE_ID = 4  # BlockType.STONE
 
 
-def enclosed(d: ObsData, max_tiles: int = 3) -> bool:
+def enclosed(d: ObsData, max_tiles: int = 3, walls_only: bool = False) -> bool:
     """Whether the agent is walled in: it can reach at most ``max_tiles`` open tiles (teammates block).
 
     A sealed 2-tile tunnel counts, so creatures cannot reach the agent (unseen tiles count as open).
+    ``walls_only``: teammates do not count as walls (one standing in a corridor's mouth walks away
+    later, and an agent that fell asleep behind it then sleeps in the open).
     """
-    mates = {(t.x, t.y) for t in team_alive(d)}
+    mates = set() if walls_only else {(t.x, t.y) for t in team_alive(d)}
     region = {d.position}
     frontier = [d.position]
     while frontier:
@@ -47,16 +49,27 @@ def enclosed(d: ObsData, max_tiles: int = 3) -> bool:
     return True
 
 
-def dig_out(d: ObsData) -> int | None:
-    """When walled in, face a mineable neighbour (stone, tree...) and dig through it; else None."""
+def dig_out(d: ObsData, away_from: Point | None = None) -> int | None:
+    """When walled in, face a mineable neighbour (stone, tree...) and dig through it; else None.
+
+    ``away_from`` (e.g. the nearest creature waiting outside): dig through the wall farthest from it,
+    so the agent does not open its shelter into the creature's reach.
+    """
     if not enclosed(d):
         return None
+    walls = []
     for _, dx, dy in STEP_DIRS:
         p = (d.x + dx, d.y + dy)
         name = block_at(d, p)
         if name in RESOURCE_TOOL and can_mine(d, name) and not _coordination_tile(d, p):
-            return DO if facing(d, p) else move(direction_to(d.position, p))
-    return None
+            walls.append(p)
+    if not walls:
+        return None
+    if away_from is not None:
+        # The wall farthest from it in a straight line (ties keep STEP_DIRS order).
+        walls.sort(key=lambda p: -((p[0] - away_from[0]) ** 2 + (p[1] - away_from[1]) ** 2))
+    p = walls[0]
+    return DO if facing(d, p) else move(direction_to(d.position, p))
 
 
 def dig_spot(d: ObsData, radius: int = 25) -> tuple[Point, Point, Point] | None:
