@@ -228,6 +228,8 @@ def test_fountain_step_drinks_below_for_the_forager_or_the_parched():
     assert api.fountain_step(miner) is None  # the forager drinks (1 in 10 for others) and shares
     assert api.fountain_step(_hp(miner, drink=2)) == RIGHT  # parched: try anyway
     assert api.fountain_step(replace(miner, teammates=[])) == RIGHT  # no forager to ask
+    assert api.fountain_step(replace(forager, mobs=[_orc(1, 2, (1, 1))])) is None  # an orc next to it
+    assert api.fountain_step(replace(forager, mobs=[_orc(1, 2, (1, 1))]), safe_radius=0) == RIGHT
     assert api.fountain_step(replace(forager, level=0)) is None
     assert api.fountain_step(_hp(_level1(["#####", "#@..#", "#####"]), drink=1)) is None  # none known
 

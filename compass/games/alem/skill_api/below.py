@@ -323,13 +323,16 @@ def dodge_fire_step(d: ObsData, reach: int = FIRE_REACH, max_health: float = 9) 
     return best
 
 
-def fountain_step(d: ObsData, thirst: float = 4, urgent: float = 2, reach: int = 20) -> int | None:
+def fountain_step(
+    d: ObsData, thirst: float = 4, urgent: float = 2, reach: int = 20, safe_radius: int = 1
+) -> int | None:
     """Below the overworld, drink at the nearest known fountain or water within ``reach`` tiles
     (dungeon rooms hold fountains; Do on one gives 4 drink as on water): a forager (or an agent with no
     forager alive) at ``thirst`` or below, any agent at ``urgent`` or below (alem's soft gate lets a
     non-forager drink only ``non_specialist_efficiency`` of the time: 1 in 10 on Hard). ``None``
-    otherwise."""
-    if d.level < 1 or d.drink > thirst:
+    otherwise, or with a hostile creature within ``safe_radius`` (hit it first: walking off cost
+    orc-mage kills on Hard tuning seeds)."""
+    if d.level < 1 or d.drink > thirst or hostile_mobs(d, safe_radius):
         return None
     forager_alive = any(t.role == "forager" for t in team_alive(d))
     if d.role != "forager" and forager_alive and d.drink > urgent:
