@@ -16,7 +16,7 @@ The helpers live in layers, each importing only the ones above it:
 * :mod:`.progress` — daytime scoring: achievement weights, first crafts worth a trip, a visit to
   the next level;
 * :mod:`.below` — below the overworld: chests, potions, the bow, the next level's entry, climbing
-  back;
+  back; on level 1, out of orc mages' lines of fire, fountains, regrouping on the warrior;
 * :mod:`.coordination` — the team's conventions for coordination sites.
 
 :data:`EXPORTS` is the one list of names a skill sees; :func:`make_api` builds exactly those for

@@ -1,4 +1,5 @@
-"""Below the overworld: chests, potions, the bow, the next ladder down, and the way back up.
+"""Below the overworld: chests, potions, the bow, the next ladder down, and the way back up; on
+level 1, out of orc mages' lines of fire, fountains, and the team regrouped on the warrior.
 
 The 3-point achievements the team can add on level 1 (alem 0.2.1, ``alem_coop/game_logic.py``):
 
@@ -284,7 +285,7 @@ def in_fire_line(d: ObsData, xy: Point, reach: int = FIRE_REACH) -> bool:
         if m.kind != "ranged":
             continue
         dx, dy = xy[0] - m.x, xy[1] - m.y
-        if (dx and dy) or not dx and not dy or abs(dx) + abs(dy) > reach:
+        if (dx != 0) == (dy != 0) or abs(dx) + abs(dy) > reach:  # off its row and column, or on it
             continue
         sx, sy = (dx > 0) - (dx < 0), (dy > 0) - (dy < 0)
         if all(
@@ -302,14 +303,14 @@ def dodge_fire_step(d: ObsData, reach: int = FIRE_REACH, max_health: float = 9) 
     mage one tile away dies to two of the warrior's blows), or when no free tile is out of the lines.
 
     Why a health bar: dodging every line also keeps healthy agents from ever reaching a mage (on Hard
-    tuning seeds 0-23 always dodging cost five DEFEAT_ORC_MAGE unlocks; docs/alem.md)."""
+    tuning seeds 0-23 always dodging cost six of eight DEFEAT_ORC_MAGE unlocks; docs/alem.md)."""
     if d.level < 1 or d.health > max_health or not in_fire_line(d, d.position, reach):
         return None
     if hostile_mobs(d, 1):
         return None
     melee = [(m.x, m.y) for m in d.mobs if m.kind == "melee"]
-    occupied = {(m.x, m.y) for m in d.mobs} | {(t.x, t.y) for t in team_alive(d)}
     mates = team_alive(d)
+    occupied = {(m.x, m.y) for m in d.mobs} | {(t.x, t.y) for t in mates}
     warrior = next(((t.x, t.y) for t in mates if t.role == "warrior"), None)
     goal = warrior if warrior is not None and d.role != "warrior" else team_center(d)
     best, best_key = None, None
@@ -359,6 +360,7 @@ def regroup_step(d: ObsData, radius: int = 3, safe_radius: int = 1) -> int | Non
 __all__ = [
     "DRINK_POTION_ACTIONS",
     "EDIBLE_CREATURES",
+    "FIRE_REACH",
     "POTION_COLOURS",
     "SHOOT_ARROW",
     "arrow_step",
@@ -367,13 +369,12 @@ __all__ = [
     "bow_target",
     "chest_step",
     "climb_back_step",
-    "FIRE_REACH",
     "dodge_fire_step",
     "drink_potion",
     "eat_new_creature_step",
     "fountain_step",
-    "in_fire_line",
     "held_potions",
+    "in_fire_line",
     "next_entry_step",
     "potion_step",
     "regroup_step",
