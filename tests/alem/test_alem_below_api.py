@@ -29,22 +29,26 @@ DRINK_RED = ACTION_LABELS.index("Drink Potion Red")
 DRINK_CYAN = ACTION_LABELS.index("Drink Potion Cyan")
 
 
+_LEVEL1_TILES = {".": "path", "#": "wall", "C": "chest", "F": "fountain", "@": "path"}
+
+
 def _level1(grid: list[str], **kw):
-    """ObsData on level 1: '.' path, '#' wall, 'C' chest, '@' the agent (on path). Visible chests are
-    listed in ``blocks`` (as the adapter does), all tiles are remembered."""
+    """ObsData on level 1: '.' path, '#' wall, 'C' chest, 'F' fountain, '@' the agent (on path).
+    Visible walls, chests and fountains are listed in ``blocks`` (as the adapter does), all tiles are
+    remembered."""
     mem = AlemMemory(3)
     mem.level = 1
     pos, blocks = (0, 0), []
     for y, row in enumerate(grid):
         for x, ch in enumerate(row):
-            mem.blocks[1, y, x] = BLOCK_ID[{".": "path", "#": "wall", "C": "chest", "@": "path"}[ch]]
+            mem.blocks[1, y, x] = BLOCK_ID[_LEVEL1_TILES[ch]]
             if ch == "@":
                 pos = (x, y)
     for y, row in enumerate(grid):
         for x, ch in enumerate(row):
-            if ch in "#C":
+            if ch in "#CF":
                 dx, dy = x - pos[0], y - pos[1]
-                blocks.append(Seen("wall" if ch == "#" else "chest", x, y, dx, dy, abs(dx) + abs(dy)))
+                blocks.append(Seen(_LEVEL1_TILES[ch], x, y, dx, dy, abs(dx) + abs(dy)))
     base = _obs(["@"])
     kw = {"level": 1, "level_name": "Dungeon", "level_cleared": False, "memory": mem, "blocks": blocks} | kw
     kw.setdefault("position", pos)
@@ -172,6 +176,74 @@ def test_climb_back_when_hurt_or_alone():
     on.memory.items[1, 0, 0] = LADDER_UP
     assert api.climb_back_step(on) == ASCEND
     assert api.climb_back_step(replace(_obs(["@"]), teammates=[])) is None  # the overworld
+
+
+def _hp(d, **status):
+    return replace(d, status={"health": 9, "food": 9, "drink": 9, "energy": 9} | status)
+
+
+def test_in_fire_line_is_a_mages_row_or_column_up_to_a_wall():
+    d = _level1(["#######", "#.....#", "#.....#", "#..@..#", "#.....#", "#######"])
+    mage = _orc(3, 1, (3, 3), "ranged")
+    d = replace(d, mobs=[mage])
+    assert api.in_fire_line(d, (3, 3))  # two tiles below it, same column
+    assert api.in_fire_line(d, (1, 1))  # same row
+    assert not api.in_fire_line(d, (2, 3))  # off both lines
+    assert not api.in_fire_line(d, (3, 3), reach=1)  # too far along the line for that reach
+    walled = _level1(["#######", "#.....#", "#######", "#..@..#", "#######"])  # a wall between them
+    assert not api.in_fire_line(replace(walled, mobs=[_orc(3, 1, (3, 3), "ranged")]), (3, 3))
+    soldier = replace(d, mobs=[_orc(3, 1, (3, 3))])
+    assert not api.in_fire_line(soldier, (3, 3))  # orc soldiers do not shoot
+
+
+def test_dodge_fire_step_steps_off_the_line_toward_the_warrior():
+    grid = ["#######", "#.....#", "#.....#", "#..@..#", "#.....#", "#######"]
+    warrior = Teammate(1, "warrior", 5, 3, 2, 0, 2, 9.0)
+    d = replace(_level1(grid), role="miner", teammates=[warrior], mobs=[_orc(3, 1, (3, 3), "ranged")])
+    assert api.dodge_fire_step(d) == RIGHT  # east: off the column, next to the warrior's side
+    west_mate = replace(warrior, x=1, dx=-2)
+    assert api.dodge_fire_step(replace(d, teammates=[west_mate])) == ACTION_LABELS.index("Move West")
+    # A soldier standing where the east step leads makes the west tile (not next to it) preferred.
+    soldier = _orc(5, 3, (3, 3))
+    assert api.dodge_fire_step(replace(d, mobs=[*d.mobs, soldier])) == ACTION_LABELS.index("Move West")
+    adjacent = _orc(3, 4, (3, 3))
+    assert api.dodge_fire_step(replace(d, mobs=[*d.mobs, adjacent])) is None  # hit it instead
+    assert api.dodge_fire_step(replace(d, mobs=[_orc(2, 1, (3, 3), "ranged")])) is None  # out of line
+    assert api.dodge_fire_step(replace(d, mobs=[_orc(3, 2, (3, 3), "ranged")])) is None  # hit the mage
+    assert api.dodge_fire_step(d, max_health=8) is None  # healthy enough to stand
+    assert api.dodge_fire_step(_hp(d, health=5), max_health=5) == RIGHT
+    assert api.dodge_fire_step(replace(d, level=0)) is None
+    corridor = _level1(["###", "#.#", "#.#", "#@#", "###"])
+    corridor = replace(corridor, mobs=[_orc(1, 1, (1, 3), "ranged")])
+    assert api.dodge_fire_step(corridor) is None  # no tile off the line
+
+
+def test_fountain_step_drinks_below_for_the_forager_or_the_parched():
+    grid = ["#####", "#@.F#", "#####"]
+    forager = replace(_hp(_level1(grid), drink=4), role="forager")
+    assert api.fountain_step(forager) == RIGHT
+    assert api.fountain_step(_hp(forager, drink=5)) is None  # not thirsty
+    mate = Teammate(1, "forager", 1, 2, 0, 1, 1, 9.0)
+    miner = replace(forager, role="miner", teammates=[mate])
+    assert api.fountain_step(miner) is None  # the forager drinks (1 in 10 for others) and shares
+    assert api.fountain_step(_hp(miner, drink=2)) == RIGHT  # parched: try anyway
+    assert api.fountain_step(replace(miner, teammates=[])) == RIGHT  # no forager to ask
+    assert api.fountain_step(replace(forager, mobs=[_orc(1, 2, (1, 1))])) is None  # an orc next to it
+    assert api.fountain_step(replace(forager, mobs=[_orc(1, 2, (1, 1))]), safe_radius=0) == RIGHT
+    assert api.fountain_step(replace(forager, level=0)) is None
+    assert api.fountain_step(_hp(_level1(["#####", "#@..#", "#####"]), drink=1)) is None  # none known
+
+
+def test_regroup_step_brings_non_warriors_back_to_the_warrior():
+    grid = ["#########", "#@......#", "#########"]
+    warrior = Teammate(1, "warrior", 7, 1, 6, 0, 6, 9.0)
+    d = replace(_level1(grid), role="forager", teammates=[warrior])
+    assert api.regroup_step(d) == RIGHT
+    assert api.regroup_step(d, radius=6) is None  # close enough
+    assert api.regroup_step(replace(d, role="warrior", teammates=[replace(warrior, role="miner")])) is None
+    assert api.regroup_step(replace(d, teammates=[replace(warrior, alive=False)])) is None
+    assert api.regroup_step(replace(d, mobs=[_orc(2, 1, (1, 1))])) is None  # fight first
+    assert api.regroup_step(replace(d, level=0)) is None
 
 
 def test_below_step_order_and_the_overworld():

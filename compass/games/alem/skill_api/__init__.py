@@ -16,7 +16,7 @@ The helpers live in layers, each importing only the ones above it:
 * :mod:`.progress` — daytime scoring: achievement weights, first crafts worth a trip, a visit to
   the next level;
 * :mod:`.below` — below the overworld: chests, potions, the bow, the next level's entry, climbing
-  back;
+  back; on level 1, out of orc mages' lines of fire, fountains, regrouping on the warrior;
 * :mod:`.coordination` — the team's conventions for coordination sites.
 
 :data:`EXPORTS` is the one list of names a skill sees; :func:`make_api` builds exactly those for
@@ -66,11 +66,15 @@ from compass.games.alem.skill_api.below import (
     bow_target,
     chest_step,
     climb_back_step,
+    dodge_fire_step,
     drink_potion,
     eat_new_creature_step,
+    fountain_step,
     held_potions,
+    in_fire_line,
     next_entry_step,
     potion_step,
+    regroup_step,
     shoot_arrow,
 )
 from compass.games.alem.skill_api.coordination import (
@@ -245,6 +249,11 @@ EXPORTS: tuple[str, ...] = (
     "climb_back_step",
     "below_step",
     "POTION_COLOURS",
+    # level 1 as a team: out of the mages' lines of fire, fountains, together
+    "in_fire_line",
+    "dodge_fire_step",
+    "fountain_step",
+    "regroup_step",
     # coordination
     "free_adjacent_tiles",
     "agents_adjacent",
@@ -461,4 +470,8 @@ __all__ = [
     "visit_next_level_step",
     "walkable",
     "within_leash",
+    "dodge_fire_step",
+    "fountain_step",
+    "in_fire_line",
+    "regroup_step",
 ]

@@ -1,4 +1,5 @@
-"""Below the overworld: chests, potions, the bow, the next ladder down, and the way back up.
+"""Below the overworld: chests, potions, the bow, the next ladder down, and the way back up; on
+level 1, out of orc mages' lines of fire, fountains, and the team regrouped on the warrior.
 
 The 3-point achievements the team can add on level 1 (alem 0.2.1, ``alem_coop/game_logic.py``):
 
@@ -38,6 +39,7 @@ from compass.games.alem.names import (
 from compass.games.alem.obs import Mob, ObsData
 from compass.games.alem.skill_api.actions import craft, move, place
 from compass.games.alem.skill_api.knowledge import (
+    STEP_DIRS,
     Point,
     block_at,
     distance,
@@ -47,6 +49,8 @@ from compass.games.alem.skill_api.knowledge import (
     nearest,
     passive_mobs,
     team_alive,
+    team_center,
+    walkable,
 )
 from compass.games.alem.skill_api.paths import act_on, path_to
 from compass.games.alem.skill_api.progress import LEVEL_ENTRY_ACHIEVEMENTS
@@ -264,9 +268,99 @@ def below_step(
     return None
 
 
+# --------------------------------------------------------------------------- level 1 as a team
+# alem 0.2.1 (``game_logic.update_mobs``, ``constants.py``): an orc mage standing fewer than 6 tiles
+# from the nearest agent along its main axis shoots a fireball (3 fire damage, which iron armour
+# does not reduce; cooldown 4) along that axis; the fireball flies straight until a solid block or
+# an agent. An agent off every mage's row and column is never hit. On Hard tuning seeds fireballs
+# took more health below than orc soldiers' blows (docs/alem.md "Level 1 as a team").
+FIRE_REACH = 6
+
+
+def in_fire_line(d: ObsData, xy: Point, reach: int = FIRE_REACH) -> bool:
+    """Whether ``xy`` lies in the row or column of a visible ranged hostile creature (an orc mage,
+    a skeleton) within ``reach`` tiles along it, with no solid block between: where its next shot
+    flies."""
+    for m in d.mobs:
+        if m.kind != "ranged":
+            continue
+        dx, dy = xy[0] - m.x, xy[1] - m.y
+        if (dx != 0) == (dy != 0) or abs(dx) + abs(dy) > reach:  # off its row and column, or on it
+            continue
+        sx, sy = (dx > 0) - (dx < 0), (dy > 0) - (dy < 0)
+        if all(
+            block_at(d, (m.x + k * sx, m.y + k * sy)) not in SOLID_BLOCKS for k in range(1, abs(dx) + abs(dy))
+        ):
+            return True
+    return False
+
+
+def dodge_fire_step(d: ObsData, reach: int = FIRE_REACH, max_health: float = 9) -> int | None:
+    """Below the overworld, at ``max_health`` or below, step out of a ranged creature's line of fire
+    (:func:`in_fire_line`) onto a free adjacent tile that is in none, preferring one no melee creature
+    stands next to, then the one nearest the warrior (or the team). ``None`` on the overworld, above
+    ``max_health``, when out of every line, when a hostile creature is adjacent (hit it instead: a
+    mage one tile away dies to two of the warrior's blows), or when no free tile is out of the lines.
+
+    Why a health bar: dodging every line also keeps healthy agents from ever reaching a mage (on Hard
+    tuning seeds 0-23 always dodging cost six of eight DEFEAT_ORC_MAGE unlocks; docs/alem.md)."""
+    if d.level < 1 or d.health > max_health or not in_fire_line(d, d.position, reach):
+        return None
+    if hostile_mobs(d, 1):
+        return None
+    melee = [(m.x, m.y) for m in d.mobs if m.kind == "melee"]
+    mates = team_alive(d)
+    occupied = {(m.x, m.y) for m in d.mobs} | {(t.x, t.y) for t in mates}
+    warrior = next(((t.x, t.y) for t in mates if t.role == "warrior"), None)
+    goal = warrior if warrior is not None and d.role != "warrior" else team_center(d)
+    best, best_key = None, None
+    for name, dx, dy in STEP_DIRS:
+        p = (d.x + dx, d.y + dy)
+        if p in occupied or not walkable(d, p, unknown=False) or in_fire_line(d, p, reach):
+            continue
+        key = (any(distance(p, q) <= 1 for q in melee), distance(p, goal), name)
+        if best_key is None or key < best_key:
+            best, best_key = move(name), key
+    return best
+
+
+def fountain_step(
+    d: ObsData, thirst: float = 4, urgent: float = 2, reach: int = 20, safe_radius: int = 1
+) -> int | None:
+    """Below the overworld, drink at the nearest known fountain or water within ``reach`` tiles
+    (dungeon rooms hold fountains; Do on one gives 4 drink as on water): a forager (or an agent with no
+    forager alive) at ``thirst`` or below, any agent at ``urgent`` or below (alem's soft gate lets a
+    non-forager drink only ``non_specialist_efficiency`` of the time: 1 in 10 on Hard). ``None``
+    otherwise, or with a hostile creature within ``safe_radius`` (hit it first: walking off cost
+    orc-mage kills on Hard tuning seeds)."""
+    if d.level < 1 or d.drink > thirst or hostile_mobs(d, safe_radius):
+        return None
+    forager_alive = any(t.role == "forager" for t in team_alive(d))
+    if d.role != "forager" and forager_alive and d.drink > urgent:
+        return None
+    spot = nearest(d, ("fountain", "water"))
+    if spot is None or distance(d.position, spot) > reach:
+        return None
+    return act_on(d, spot)
+
+
+def regroup_step(d: ObsData, radius: int = 3, safe_radius: int = 1) -> int | None:
+    """Below the overworld, a non-warrior farther than ``radius`` tiles from the living warrior walks
+    back to it (orcs come at the nearest agent, so a team together meets them together and kills them
+    faster). ``None`` for the warrior, with no warrior alive, within ``radius``, or with a hostile
+    creature within ``safe_radius``."""
+    if d.level < 1 or d.role == "warrior" or hostile_mobs(d, safe_radius):
+        return None
+    warrior = next((t for t in team_alive(d) if t.role == "warrior"), None)
+    if warrior is None or distance(d.position, (warrior.x, warrior.y)) <= radius:
+        return None
+    return path_to(d, (warrior.x, warrior.y))
+
+
 __all__ = [
     "DRINK_POTION_ACTIONS",
     "EDIBLE_CREATURES",
+    "FIRE_REACH",
     "POTION_COLOURS",
     "SHOOT_ARROW",
     "arrow_step",
@@ -275,10 +369,14 @@ __all__ = [
     "bow_target",
     "chest_step",
     "climb_back_step",
+    "dodge_fire_step",
     "drink_potion",
     "eat_new_creature_step",
+    "fountain_step",
     "held_potions",
+    "in_fire_line",
     "next_entry_step",
     "potion_step",
+    "regroup_step",
     "shoot_arrow",
 ]
