@@ -460,7 +460,9 @@ def report(groups: dict[tuple[str, str, str], dict]) -> None:
     for (diff, preset, team), s in groups.items():
         revived = f"  (revivals {s['revivals']})" if s.get("revivals") else ""
         print(
-            f"  {diff}/{preset}/{team}: " + ", ".join(f"{k} {v}" for k, v in s["death_causes"].items()) + revived
+            f"  {diff}/{preset}/{team}: "
+            + ", ".join(f"{k} {v}" for k, v in s["death_causes"].items())
+            + revived
         )
 
 

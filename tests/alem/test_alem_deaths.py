@@ -128,7 +128,9 @@ def test_a_revived_agent_is_reported_between_its_two_deaths():
         ([True, True, False], [None, None, "dehydration"], [False] * 3),
     ]
     for step, (alive, deaths, revived) in enumerate(infos, 1):
-        t.update({"timestep": step, "alive": alive, "achievements": ach, "deaths": deaths, "revived": revived})
+        t.update(
+            {"timestep": step, "alive": alive, "achievements": ach, "deaths": deaths, "revived": revived}
+        )
     s = t.score()
     agent = s.agents[2]
     # Survival and cause are the first death's; the revival is counted, not hidden.
