@@ -105,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     roles: list[dict[int, str]] = [{} for _ in jobs]
     sleeps: list[dict] = []
     deaths: list[dict] = []
+    revived: list[Counter] = [Counter() for _ in jobs]  # per job: times each agent was revived
 
     def on_step(i: int, views: list, actions: list[int]) -> None:
         for j, v in enumerate(views):
@@ -120,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
                 sleeps.append(onset)
 
     def on_result(i: int, res) -> None:
+        for j, back in enumerate(res.info.get("revived") or ()):
+            revived[i][j] += bool(back)
         for j, cause in enumerate(res.info.get("deaths") or []):
             if cause is None:
                 continue
@@ -132,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
                     "agent": j,
                     "role": roles[i].get(j, ""),
                     "cause": cause,
+                    # A teammate revived it before: this is not its first death (the tracker's).
+                    "revivals_before": revived[i][j],
                     "last": last,
                     "onset": onsets[i].get(j) if last.get("sleeping") else None,
                     "forager_alive_steps": sum(s["forager"] for s in h),

@@ -456,9 +456,14 @@ def report(groups: dict[tuple[str, str, str], dict]) -> None:
             )
         for name, preset, t in LEADERBOARD_TOTAL.get(diff, []):
             print(f"{diff:10} {preset:8} {'leaderboard: ' + name:52} {_triple(t)}  (quoted)")
-    print("\ncauses of death (agents; 'survived' = alive at the end):")
+    print("\ncauses of death (agents, by their first death; 'survived' = alive at the end):")
     for (diff, preset, team), s in groups.items():
-        print(f"  {diff}/{preset}/{team}: " + ", ".join(f"{k} {v}" for k, v in s["death_causes"].items()))
+        revived = f"  (revivals {s['revivals']})" if s.get("revivals") else ""
+        print(
+            f"  {diff}/{preset}/{team}: "
+            + ", ".join(f"{k} {v}" for k, v in s["death_causes"].items())
+            + revived
+        )
 
 
 # ------------------------------------------------------------------ command line

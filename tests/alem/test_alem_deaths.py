@@ -92,3 +92,84 @@ def test_tracker_and_summary_carry_causes():
     line = scorer.describe_episode(s.as_dict())
     assert "1: zombie @ 2" in line and "0: unknown @ 3" in line
     assert "deaths: survived 2, unknown 2, zombie 2" in scorer.headline(out)
+
+
+def test_a_revived_agent_is_reported_between_its_two_deaths():
+    # Seed 17 Hard (RL preset, the library as the team): agent 2 died to an orc mage at step
+    # 1,804, agent 1 revived it with Do at 1,953 (alem's revive) and it died of thirst at 2,126.
+    from compass.games.alem.deaths import revivals
+    from compass.games.alem.names import DO, NOOP
+
+    def facing(alive, cause=(0, 0, 0)):
+        s = _state(alive, cause)
+        s.player_position = np.asarray([[5, 5], [29, 30], [30, 30]], np.int32)  # 1 is north of 2
+        s.player_direction = np.asarray([2, 4, 3], np.int32)  # 1 faces south, onto 2's tile
+        return s
+
+    first, down, back, again = (
+        facing([True, True, True]),
+        facing([True, True, False], (0, 0, 4)),
+        facing([True, True, True], (0, 0, 4)),  # alem keeps the old cause of a revived agent
+        facing([True, True, False], (0, 0, 2)),
+    )
+    assert death_causes(first, down)[2] == "mob (unseen)"
+    assert revivals(down, back, [NOOP, DO, NOOP]) == [None, None, (1,)]
+    assert revivals(down, back, [DO, NOOP, NOOP]) == [None, None, ()]  # agent 0 faces elsewhere
+    assert revivals(first, down, [NOOP, DO, NOOP]) == [None, None, None]
+    assert death_causes(back, again)[2] == "dehydration"  # the game's second death, reported
+
+    t = EpisodeTracker()
+    ach = np.zeros((3, 93), bool)
+    infos = [
+        ([True, True, True], [None] * 3, [False] * 3),
+        ([True, True, False], [None, None, "orc_mage"], [False] * 3),
+        ([True, True, True], [None] * 3, [False, False, True]),
+        ([True, True, True], [None] * 3, [False] * 3),
+        ([True, True, False], [None, None, "dehydration"], [False] * 3),
+    ]
+    for step, (alive, deaths, revived) in enumerate(infos, 1):
+        t.update(
+            {"timestep": step, "alive": alive, "achievements": ach, "deaths": deaths, "revived": revived}
+        )
+    s = t.score()
+    agent = s.agents[2]
+    # Survival and cause are the first death's; the revival is counted, not hidden.
+    assert (agent.steps_survived, agent.death_cause, agent.revivals) == (2, "orc_mage", 1)
+    out = summarise([s], n=100)
+    assert out["death_causes"] == {"orc_mage": 1, "survived": 2} and out["revivals"] == 1
+    scorer = AlemScorer(SimpleNamespace(scenario="hard", n_agents=3))
+    assert "2: orc_mage @ 2 (revived 1x)" in scorer.describe_episode(s.as_dict())
+    assert scorer.headline(out).endswith("revivals 1")
+
+
+def test_the_env_reports_a_teammates_revive(alem_overworld):
+    """A real step of alem's revive: agent 2 lies dead east of agent 1, which does Do."""
+    import jax
+    import jax.numpy as jnp
+    from alem.alem_coop.constants import BlockType
+
+    from compass.core.types import EVENTS
+    from compass.games.alem.names import DO, NOOP
+
+    env = alem_overworld(50, text=False)
+    env.reset(0)
+    cp = env.checkpoint()
+    st = cp["state"]
+    tile = st.player_position[1] + jnp.array([0, 1], jnp.int32)
+    # Grass: a Do on a coordination block (a tree here, say) waits for enough agents instead.
+    assert int(st.map[int(st.player_level), int(tile[0]), int(tile[1])]) == BlockType.GRASS.value
+    st = st.replace(
+        player_position=st.player_position.at[2].set(tile),
+        player_direction=st.player_direction.at[1].set(2),  # east
+        player_alive=st.player_alive.at[2].set(False),
+        player_health=st.player_health.at[2].set(0.0),
+    )
+    env.restore(cp | {"state": st, "np": jax.tree_util.tree_map(np.asarray, st)})
+    res = env.step([NOOP, DO, NOOP])
+    assert res.info["alive"] == [True, True, True] and res.views[2].alive
+    assert res.info["revived"] == [False, False, True] and res.info["deaths"] == [None] * 3
+    assert [e for e in res.info[EVENTS] if e["kind"] == "revive"] == [
+        {"kind": "revive", "agent": 1, "revived": 2, "text": "agent 1 revived agent 2"}
+    ]
+    # Nobody came back on the next step: the revival is reported once.
+    assert env.step([NOOP, NOOP, NOOP]).info["revived"] == [False, False, False]

@@ -7,6 +7,12 @@ shelter, skeletons want a charge or cover), so the adapter names the creature fr
 around the fatal step: a melee mob next to the agent, else a mob projectile that was about to
 reach it (named by the type of creature that fires it), else a ranged mob in range. Lava and
 drowning are not causes here: ALEM's movement rules never let a player onto lava or water.
+
+A dead agent is not always gone for good: ALEM lets a teammate revive it (``Do`` facing the
+downed agent's tile sets its health to 1, ``interplayer_interaction`` in alem's
+``game_logic.py``; alem counts these in ``Cooperation/revives``). The revived agent acts and
+earns achievements again and may die a second time, so :func:`revivals` reports the revival
+between the two deaths.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from compass.games.alem.names import MELEE_MOB_NAMES, RANGED_MOB_NAMES
+from compass.games.alem.names import DO, MELEE_MOB_NAMES, RANGED_MOB_NAMES
 
 #: ``alem.alem_coop.constants.DeathCause`` values, by name.
 GAME_CAUSES = {0: "alive", 1: "starvation", 2: "dehydration", 3: "exhaustion", 4: "mob", 5: "friendly_fire"}
@@ -26,6 +32,8 @@ MOB_COMBAT = 4
 # ICEBALL2); an arrow may come from a skeleton or a gnome archer, so the shooter is looked up.
 PROJECTILE_NAMES = ("arrow", "dagger", "fireball", "iceball", "arrow", "slimeball", "fireball", "iceball")
 RANGED_REACH = 6  # beyond this a ranged mob is not blamed (alem's ranged mobs shoot from <= ~5 tiles)
+# alem's DIRECTIONS by ``player_direction`` (west, east, north, south), in state (row, col).
+FACING_STEP = {1: (0, -1), 2: (0, 1), 3: (-1, 0), 4: (1, 0)}
 
 
 @dataclass(frozen=True)
@@ -103,4 +111,31 @@ def death_causes(prev: Any, cur: Any) -> list[str | None]:
         cause = int(cur.player_death_cause[i])
         nearby = nearby_mobs(cur, i) + nearby_mobs(prev, i) if cause == MOB_COMBAT else []
         out.append(classify_death(cause, nearby, asleep=bool(prev.is_sleeping[i])))
+    return out
+
+
+def revivals(prev: Any, cur: Any, actions: Sequence[int]) -> list[tuple[int, ...] | None]:
+    """Per agent: ``None`` unless it came back to life between numpy states ``prev`` and ``cur``;
+    then the teammates whose ``actions`` (the step's) were ``Do`` facing its tile: its revivers,
+    as alem's ``interplayer_interaction`` finds them (empty if none matches).
+    """
+    out: list[tuple[int, ...] | None] = []
+    for i, (was, now) in enumerate(zip(prev.player_alive, cur.player_alive, strict=True)):
+        if bool(was) or not bool(now):
+            out.append(None)
+            continue
+        here = np.asarray(prev.player_position[i])
+        out.append(
+            tuple(
+                j
+                for j, a in enumerate(actions)
+                if j != i
+                and int(a) == DO
+                and bool(prev.player_alive[j])
+                and int(prev.player_direction[j]) in FACING_STEP
+                and np.array_equal(
+                    np.asarray(prev.player_position[j]) + FACING_STEP[int(prev.player_direction[j])], here
+                )
+            )
+        )
     return out

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from compass.core.types import EVENTS, AgentView, Entity, StepResult
-from compass.games.alem.deaths import death_causes
-from compass.games.alem.events import kill_events
+from compass.games.alem.deaths import death_causes, revivals
+from compass.games.alem.events import kill_events, revive_events
 from compass.games.alem.extract import affordances_text, entities, extract_obs, level_view, own_unit
 from compass.games.alem.names import ACHIEVEMENTS, N_ACTIONS, N_AGENTS, action_index, action_name
 from compass.games.alem.obs import AlemMemory, ObsData
@@ -356,6 +356,7 @@ class AlemEnv(InLanes):
         self._views = self._make_views(rewards, new, failed)
         self._done = bool(dead or won or timeout)
         outcome = "win" if won else "loss" if dead else "timeout" if timeout else "running"
+        revived = revivals(prev_np, self._np, acts)
         info = {
             "timestep": int(self._np.timestep),
             "level": int(self._np.player_level),
@@ -363,12 +364,18 @@ class AlemEnv(InLanes):
             "new_achievements": new,
             "action_failed": failed,
             "achievements": np.asarray(self._np.achievements, dtype=bool),
-            # Per agent: why it died on this step (compass.games.alem.deaths), None otherwise.
+            # Per agent: why it died on this step (compass.games.alem.deaths), None otherwise; an
+            # agent a teammate revived ("revived" True on that step) can die again later.
             "deaths": death_causes(prev_np, self._np),
+            "revived": [r is not None for r in revived],
         }
         if self._done:
-            info["death_cause"] = [int(c) for c in self._np.player_death_cause]
-        events = kill_events(prev_killed, self._np.monsters_killed, new)
+            # alem keeps a revived agent's last cause; 0 ("alive") for those alive at the end.
+            info["death_cause"] = [
+                int(c) if not a else 0
+                for c, a in zip(self._np.player_death_cause, self._np.player_alive, strict=True)
+            ]
+        events = kill_events(prev_killed, self._np.monsters_killed, new) + revive_events(revived)
         if events:
             info[EVENTS] = events
         self.times.steps += 1

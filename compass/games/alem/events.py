@@ -1,4 +1,4 @@
-"""Mob kills of one ALEM step, as :class:`compass.core.types.StepEvent` records.
+"""Mob kills and revivals of one ALEM step, as :class:`compass.core.types.StepEvent` records.
 
 ALEM counts monsters killed per level (``monsters_killed``, the team's; eight clear a level) and
 unlocks a ``DEFEAT_<MOB>`` achievement for an agent's first kill of each kind. A rise of the
@@ -48,4 +48,17 @@ def kill_events(
                         "text": f"a monster was killed (level {int(level)})",
                     }
                 )
+    return out
+
+
+def revive_events(revived: list[tuple[int, ...] | None]) -> list[dict[str, Any]]:
+    """Revive events from :func:`compass.games.alem.deaths.revivals`: ``agent`` is the reviver
+    (the first, ``None`` if unseen), ``revived`` the agent brought back."""
+    out: list[dict[str, Any]] = []
+    for i, by in enumerate(revived):
+        if by is None:
+            continue
+        who = by[0] if by else None
+        text = f"agent {who} revived agent {i}" if who is not None else f"agent {i} was revived"
+        out.append({"kind": "revive", "agent": who, "revived": i, "text": text})
     return out

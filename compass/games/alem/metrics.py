@@ -83,6 +83,8 @@ class AgentScore:
     achievements: tuple[str, ...]
     steps_survived: int
     death_cause: str | None = None  # None: alive at the end (compass.games.alem.deaths labels)
+    # Times a teammate revived it (alem's revive); steps_survived and death_cause are its first death's.
+    revivals: int = 0
 
 
 @dataclass(frozen=True)
@@ -134,12 +136,14 @@ def score_episode(
     overworld: bool = False,
     normalisers: str = "paper",
     death_causes: Sequence[str | None] | None = None,
+    revivals: Sequence[int] | None = None,
 ) -> EpisodeScore:
     """Score one episode from the (n_agents, 93) achievement matrix at its end.
 
     Both scorings (module docstring): agent mean (``base_pct``...) and team (``team_base_pct``...).
     ``overworld`` restricts counting to achievements the one-level variant can unlock;
-    ``death_causes`` (per agent, ``None`` = survived) is carried into each :class:`AgentScore`.
+    ``death_causes`` (per agent, ``None`` = survived) and ``revivals`` (per agent, times revived)
+    are carried into each :class:`AgentScore`.
     Percentages are in percent (0-100).
     """
     ach = np.asarray(achievements, dtype=bool)
@@ -163,6 +167,7 @@ def score_episode(
                 achievements=tuple(ACHIEVEMENTS[k] for k in np.nonzero(row)[0]),
                 steps_survived=int(steps_survived[i]),
                 death_cause=death_causes[i] if death_causes is not None else None,
+                revivals=int(revivals[i]) if revivals is not None else 0,
             )
         )
     union = ach.any(axis=0)
@@ -194,20 +199,27 @@ class EpisodeTracker:
     steps: int = 0
     death_step: list[int | None] = field(default_factory=list)
     death_cause: list[str | None] = field(default_factory=list)
+    revivals: list[int] = field(default_factory=list)
     achievements: np.ndarray | None = None
     outcome: str = "running"
 
     def __post_init__(self) -> None:
         self.death_step = [None] * self.n_agents
         self.death_cause = [None] * self.n_agents
+        self.revivals = [0] * self.n_agents
 
     def update(self, info: dict, outcome: str = "running") -> None:
-        """Record one step's ``info`` (keys ``alive``, ``achievements``, ``timestep``; ``deaths``).
+        """Record one step's ``info`` (keys ``alive``, ``achievements``, ``timestep``; ``deaths``,
+        ``revived``).
 
-        An agent's first death counts (a teammate may revive it later; its survival ends there).
+        An agent's first death counts: its survival ends there and its cause is that death's. A
+        teammate may revive it (alem's revive); the revivals are counted, and a later death of
+        the revived agent changes neither its survival nor its cause.
         """
         self.steps = int(info.get("timestep", self.steps + 1))
         deaths = info.get("deaths") or [None] * self.n_agents
+        for i, back in enumerate(info.get("revived") or ()):
+            self.revivals[i] += bool(back)
         for i, alive in enumerate(info["alive"]):
             if not alive and self.death_step[i] is None:
                 self.death_step[i] = self.steps
@@ -223,7 +235,14 @@ class EpisodeTracker:
             c if d is not None else None for c, d in zip(self.death_cause, self.death_step, strict=True)
         ]
         return score_episode(
-            ach, survived, self.steps, self.outcome, self.overworld, self.normalisers, death_causes=causes
+            ach,
+            survived,
+            self.steps,
+            self.outcome,
+            self.overworld,
+            self.normalisers,
+            death_causes=causes,
+            revivals=self.revivals,
         )
 
 
@@ -240,7 +259,7 @@ SCORE_KEYS = ("base_pct", "coord_pct", "total_pct", "team_base_pct", "team_coord
 
 def summarise(episodes: Sequence[EpisodeScore], n: int = 10000, alpha: float = 0.05, seed: int = 0) -> dict:
     """Means over episodes with bootstrap CIs: both scorings' Base%, Coord.%, Total%, steps survived,
-    achievements, causes of death."""
+    achievements, causes of death (first deaths), revivals."""
     if not episodes:
         return {"episodes": 0}
     out: dict = {"episodes": len(episodes)}
@@ -266,11 +285,14 @@ def summarise(episodes: Sequence[EpisodeScore], n: int = 10000, alpha: float = 0
     total_agents = sum(len(e.agents) for e in episodes)
     out["achievement_rates"] = {k: v / total_agents for k, v in sorted(freq.items(), key=lambda kv: -kv[1])}
     out["death_causes"] = death_cause_counts(episodes)
+    out["revivals"] = sum(a.revivals for e in episodes for a in e.agents)
     return out
 
 
 def death_cause_counts(episodes: Sequence[EpisodeScore]) -> dict[str, int]:
-    """How many agents ended their survival to each cause (``survived`` = alive at the end), most first."""
+    """How many agents ended their survival to each cause (``survived`` = alive at the end), most first.
+
+    An agent counts once, by its first death, even if a teammate revived it and it died again."""
     counts: dict[str, int] = {}
     for e in episodes:
         for a in e.agents:
@@ -305,6 +327,7 @@ class AlemScorer:
     def describe_episode(self, metrics: dict) -> str:
         deaths = [
             f"{a['agent_id']}: {a['death_cause']} @ {a['steps_survived']}"
+            + (f" (revived {a['revivals']}x)" if a.get("revivals") else "")
             for a in metrics.get("agents", [])
             if a.get("death_cause")
         ]
@@ -325,4 +348,6 @@ class AlemScorer:
         causes = summary.get("death_causes")
         if causes:
             line += "  deaths: " + ", ".join(f"{k} {v}" for k, v in causes.items())
+        if summary.get("revivals"):
+            line += f"  revivals {summary['revivals']}"
         return line
