@@ -55,6 +55,12 @@ def alem_role_policy(obs: str) -> int:
         step = bow_step(d)
         if step is not None:
             return step
+        # A cleared level: down at once to the next (its ladder known), or up for food when short (level 1 has
+        # none but snails; a team that cleared it late starved there). Not with a creature adjacent: hit it.
+        if not hostile_mobs(d, 1):
+            step = cleared_level_step(d)
+            if step is not None:
+                return step
 
     # 1. Creatures: hit what is adjacent, flee when nearly dead, the warrior hunts.
     threats = hostile_mobs(d, threat_radius)
