@@ -405,7 +405,8 @@ def cleared_level_step(d: ObsData, food: float = 3, drink: float = 3) -> int | N
     water; level 1 has no food but snails). ``None`` on an uncleared level or the overworld, or with
     nowhere to go.
 
-    Why: a team that cleared level 1 late stayed there and starved (Hard tuning seed 17)."""
+    Why: on main a team that cleared level 1 went on with its chores there and starved, its ladder down
+    known (Hard tuning seed 17); going down at once gave seed 14 the library's first level 2."""
     if d.level < 1 or not d.level_cleared:
         return None
     down = next_entry_step(d)
