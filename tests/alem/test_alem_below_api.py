@@ -18,6 +18,7 @@ from compass.games.alem.names import (
     DESCEND,
     DO,
     DOWN,
+    MOVES,
     NOOP,
     RIGHT,
     UP,
@@ -244,6 +245,68 @@ def test_regroup_step_brings_non_warriors_back_to_the_warrior():
     assert api.regroup_step(replace(d, teammates=[replace(warrior, alive=False)])) is None
     assert api.regroup_step(replace(d, mobs=[_orc(2, 1, (1, 1))])) is None  # fight first
     assert api.regroup_step(replace(d, level=0)) is None
+
+
+def test_mage_approach_keeps_off_the_lines_of_fire_until_next_to_the_mage():
+    grid = [
+        "#########",
+        "#.......#",
+        "#.......#",
+        "#.......#",
+        "#.......#",
+        "#.......#",
+        "#...@...#",
+        "#########",
+    ]
+    mage_xy = (4, 1)
+
+    def at(pos, **status):
+        d = replace(_level1(grid), role="warrior", position=pos, mobs=[_orc(*mage_xy, pos, "ranged")])
+        return _hp(d, **status)
+
+    pos, walked = (4, 6), []
+    for _ in range(12):  # walk the path the function gives, step by step
+        d = at(pos)
+        step = api.mage_approach_step(d)
+        if step is None:
+            break
+        dx, dy = MOVES[step]
+        pos = (pos[0] + dx, pos[1] + dy)
+        walked.append(pos)
+    assert abs(pos[0] - mage_xy[0]) + abs(pos[1] - mage_xy[1]) == 1  # arrived next to it ...
+    lines = api.fire_lines(at((4, 6)))
+    assert (4, 5) in lines and (2, 1) in lines and (3, 2) not in lines
+    assert all(p not in lines for p in walked[:-1])  # ... and stood in no line of fire before that
+    assert len(walked) <= 7  # a shortest such path (Manhattan distance 5, plus the sidestep)
+    assert api.mage_approach_step(at((4, 6), health=5)) is None  # too hurt to close in
+    assert api.mage_approach_step(at((4, 6)), reach=4) is None  # out of reach
+    assert api.mage_approach_step(replace(at((4, 6)), level=0)) is None
+    soldier_only = replace(at((4, 6)), mobs=[_orc(*mage_xy, (4, 6))])
+    assert api.mage_approach_step(soldier_only) is None  # soldiers do not shoot: the usual fight
+    beside = replace(at((4, 6)), mobs=[*at((4, 6)).mobs, _orc(4, 5, (4, 6))])
+    assert api.mage_approach_step(beside) is None  # a creature adjacent: hit it first
+    corridor = _hp(_level1(["###", "#.#", "#.#", "#.#", "#@#", "###"]))
+    corridor = replace(corridor, mobs=[_orc(1, 1, (1, 4), "ranged")])
+    assert api.mage_approach_step(corridor) is None  # the only way in is along its column
+
+
+def test_cleared_level_step_goes_down_or_climbs_for_food():
+    d = _hp(_level1(["@...."]))
+    d.memory.items[1, 0, 4] = LADDER_DOWN
+    assert api.cleared_level_step(d) is None  # not cleared: the ladders down stay shut
+    cleared = replace(d, level_cleared=True)
+    assert api.cleared_level_step(cleared) == RIGHT  # to the ladder down, at once
+    up = _hp(replace(_level1(["@...."]), level_cleared=True))
+    up.memory.items[1, 0, 4] = LADDER_UP
+    assert api.cleared_level_step(up) is None  # no ladder down known, fed: stay (explore, fight)
+    assert api.cleared_level_step(_hp(up, food=3)) == RIGHT  # hungry: to the ladder up
+    assert api.cleared_level_step(_hp(up, drink=2)) == RIGHT
+    up.memory.items[1, 0, 0] = LADDER_UP
+    assert api.cleared_level_step(_hp(up, food=1)) == ASCEND  # standing on it
+    entered = replace(cleared, achievements=frozenset({"ENTER_GNOMISH_MINES"}), status=_hp(up, food=1).status)
+    entered.memory.items[1, 0, 0] = LADDER_UP
+    assert api.cleared_level_step(entered) == ASCEND  # level 2 seen already: food comes first
+    assert api.cleared_level_step(replace(_obs(["@"]), level_cleared=True)) is None  # the overworld
 
 
 def test_below_step_order_and_the_overworld():

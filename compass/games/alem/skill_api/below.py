@@ -52,7 +52,7 @@ from compass.games.alem.skill_api.knowledge import (
     team_center,
     walkable,
 )
-from compass.games.alem.skill_api.paths import act_on, path_to
+from compass.games.alem.skill_api.paths import _bfs, act_on, path_to
 from compass.games.alem.skill_api.progress import LEVEL_ENTRY_ACHIEVEMENTS
 from compass.games.alem.skill_api.survival import descend_step, ladder_step, standing_on
 
@@ -357,6 +357,66 @@ def regroup_step(d: ObsData, radius: int = 3, safe_radius: int = 1) -> int | Non
     return path_to(d, (warrior.x, warrior.y))
 
 
+def fire_lines(d: ObsData, reach: int = FIRE_REACH) -> set[Point]:
+    """Every tile in a visible ranged hostile creature's row or column within ``reach`` tiles of it,
+    up to the first solid block: the tiles :func:`in_fire_line` is true on, as one set."""
+    tiles: set[Point] = set()
+    for m in d.mobs:
+        if m.kind != "ranged":
+            continue
+        for _, sx, sy in STEP_DIRS:
+            for k in range(1, reach + 1):
+                p = (m.x + k * sx, m.y + k * sy)
+                if block_at(d, p) in SOLID_BLOCKS:
+                    break
+                tiles.add(p)
+    return tiles
+
+
+def mage_approach_step(d: ObsData, reach: int = 8, min_health: float = 6) -> int | None:
+    """Below the overworld, walk to the nearest visible orc mage within ``reach`` tiles along a path
+    that stays off every ranged creature's row and column (:func:`fire_lines`) until the last step,
+    onto a tile next to the mage, from where the creature block hits it. ``None`` on the overworld,
+    below ``min_health``, with a hostile creature adjacent (hit it), with no mage in reach, or when
+    no known path keeps off the lines.
+
+    Why: an orc mage shoots along its row and column only (alem 0.2.1 ``_move_ranged_mob``), so the
+    diagonals are safe; walking straight at it took fireballs, and dodging alone gave up the kill
+    (docs/alem.md "Level 1 as a team")."""
+    if d.level < 1 or d.health < min_health or hostile_mobs(d, 1):
+        return None
+    mages = [m for m in hostile_mobs(d, reach) if m.kind == "ranged" and m.name == "orc_mage"]
+    if not mages:
+        return None
+    mage = mages[0]
+    occupied = {(m.x, m.y) for m in d.mobs} | {(t.x, t.y) for t in team_alive(d)}
+    goals = {(mage.x + dx, mage.y + dy) for _, dx, dy in STEP_DIRS}
+    goals = {g for g in goals if g not in occupied and walkable(d, g, unknown=False)}
+    if not goals:
+        return None
+    avoid = (fire_lines(d) | occupied) - goals
+    return _bfs(d, goals, avoid, reach + 2)
+
+
+def cleared_level_step(d: ObsData, food: float = 3, drink: float = 3) -> int | None:
+    """On a cleared level below the overworld, leave it: down to a level none of the team has
+    entered when its ladder is known (:func:`next_entry_step`), else, at ``food`` or ``drink`` or
+    below, back up by the known ``ladder up`` (Ascend takes the team to the overworld's food and
+    water; level 1 has no food but snails). ``None`` on an uncleared level or the overworld, or with
+    nowhere to go.
+
+    Why: on main a team that cleared level 1 went on with its chores there and starved, its ladder down
+    known (Hard tuning seed 17); going down at once gave seed 14 the library's first level 2."""
+    if d.level < 1 or not d.level_cleared:
+        return None
+    down = next_entry_step(d)
+    if down is not None:
+        return down
+    if d.food <= food or d.drink <= drink:
+        return ladder_step(d, "ladder up", ASCEND)
+    return None
+
+
 __all__ = [
     "DRINK_POTION_ACTIONS",
     "EDIBLE_CREATURES",
@@ -368,13 +428,16 @@ __all__ = [
     "bow_step",
     "bow_target",
     "chest_step",
+    "cleared_level_step",
     "climb_back_step",
     "dodge_fire_step",
     "drink_potion",
     "eat_new_creature_step",
+    "fire_lines",
     "fountain_step",
     "held_potions",
     "in_fire_line",
+    "mage_approach_step",
     "next_entry_step",
     "potion_step",
     "regroup_step",

@@ -20,9 +20,9 @@ def alem_role_policy(obs: str) -> int:
     is near the overworld's ladder (from the second day), by day once armed, healthy and fed (exploring for the ladder
     when none is known), once the overworld basics are done (from step 1200), or late in the episode from a cleared
     level. Below the overworld: shoot creatures in line with a found bow, drink a first potion, open chests
-    (the warrior's first chest on level 1 holds the bow), the forager eats a snail, and the team goes down again once
-    the level is cleared. The warrior hunts nearby monsters, the forager keeps the team fed, the miner mines and places
-    stone."""
+    (the warrior's first chest on level 1 holds the bow), the forager eats a snail, and once the level is cleared the
+    team goes down again at once (or climbs back up for food when short with no ladder down known). The warrior hunts
+    nearby monsters, the forager keeps the team fed, the miner mines and places stone."""
     dusk = 120  # step of the 300-step day from which the agent seals itself in for the night...
     dawn = 265  # ... until this step (or while the light is below 0.35)
     threat_radius = 6  # hostile creatures within this many tiles are threats
@@ -55,6 +55,12 @@ def alem_role_policy(obs: str) -> int:
         step = bow_step(d)
         if step is not None:
             return step
+        # A cleared level: down at once to the next (its ladder known), or up for food when short (level 1 has
+        # none but snails; a team that cleared it late starved there). Not with a creature adjacent: hit it.
+        if not hostile_mobs(d, 1):
+            step = cleared_level_step(d)
+            if step is not None:
+                return step
 
     # 1. Creatures: hit what is adjacent, flee when nearly dead, the warrior hunts.
     threats = hostile_mobs(d, threat_radius)
