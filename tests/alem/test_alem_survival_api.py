@@ -410,3 +410,28 @@ def test_nearest_skips_avoided_tiles():
     d = _obs(["..#.#", "@...."])
     assert api.nearest(d, "stone") == (2, 0)
     assert api.nearest(d, "stone", avoid={(2, 0)}) == (4, 0)
+
+
+def test_revive_step_walks_to_a_downed_teammate_faces_it_and_does():
+    body = Teammate(1, "miner", 4, 1, 3, 0, 3, 0.0, alive=False)
+    far = _obs(["......", ".@....", "......"], teammates=[body])
+    assert api.downed_teammates(far) == [body]
+    assert api.revive_step(far) == RIGHT  # toward the tile west of the body
+    beside = _obs(["......", "...@..", "......"], teammates=[body])
+    assert api.revive_step(beside) == RIGHT  # adjacent: turn to face it
+    facing_it = _obs(["......", "...@..", "......"], teammates=[body], facing="east", facing_xy=(4, 1))
+    assert api.revive_step(facing_it) == DO
+
+
+def test_revive_step_leaves_the_living_the_far_and_the_unsafe_alone():
+    alive = Teammate(1, "miner", 4, 1, 1, 0, 1, 9.0)
+    facing_mate = _obs(["......", "...@..", "......"], teammates=[alive], facing="east", facing_xy=(4, 1))
+    assert api.revive_step(facing_mate) is None  # a Do here would be friendly fire
+    body = Teammate(2, "forager", 5, 1, 4, 0, 4, 0.0, alive=False)
+    d = _obs(["......", ".@....", "......"], teammates=[body])
+    assert api.revive_step(d, reach=3) is None
+    zombie = Mob(7, "zombie", "melee", 1, 2, 0, 1, 1, 5.0)
+    assert api.revive_step(_obs(["......", ".@....", "......"], teammates=[body], mobs=[zombie]), safe_radius=2) is None
+    assert api.revive_step(_obs(["......", ".@....", "......"], teammates=[body], mobs=[zombie])) == RIGHT
+    # Parsed from text, a dead teammate has no position: nothing to walk to.
+    assert api.downed_teammates(_obs(["@"], teammates=[body], from_text=True)) == []
