@@ -431,7 +431,10 @@ def test_revive_step_leaves_the_living_the_far_and_the_unsafe_alone():
     d = _obs(["......", ".@....", "......"], teammates=[body])
     assert api.revive_step(d, reach=3) is None
     zombie = Mob(7, "zombie", "melee", 1, 2, 0, 1, 1, 5.0)
-    assert api.revive_step(_obs(["......", ".@....", "......"], teammates=[body], mobs=[zombie]), safe_radius=2) is None
+    assert (
+        api.revive_step(_obs(["......", ".@....", "......"], teammates=[body], mobs=[zombie]), safe_radius=2)
+        is None
+    )
     assert api.revive_step(_obs(["......", ".@....", "......"], teammates=[body], mobs=[zombie])) == RIGHT
     # Parsed from text, a dead teammate has no position: nothing to walk to.
     assert api.downed_teammates(_obs(["@"], teammates=[body], from_text=True)) == []
