@@ -102,7 +102,8 @@ def alem_role_policy(obs: str) -> int:
 
     # Revive (issue 23 item 2): a Do facing a downed teammate's body brings it back at 1 health
     # (alem's interplayer_interaction). Only once nothing is adjacent and no flight is due (above):
-    # reviving ahead of those (safe_radius 3) scored as well but moved more episodes down.
+    # reviving ahead of those (safe_radius 3) scored 12.63 vs 12.50 on Hard 0-23 but with 9 episodes
+    # down, not 7 (docs/alem.md "Reviving teammates").
     step = revive_step(d, reach=revive_reach)
     if step is not None:
         return step
