@@ -410,3 +410,67 @@ def test_nearest_skips_avoided_tiles():
     d = _obs(["..#.#", "@...."])
     assert api.nearest(d, "stone") == (2, 0)
     assert api.nearest(d, "stone", avoid={(2, 0)}) == (4, 0)
+
+
+def test_revive_step_walks_to_a_downed_teammate_faces_it_and_does():
+    body = Teammate(1, "miner", 4, 1, 3, 0, 3, 0.0, alive=False)
+    far = _obs(["......", ".@....", "......"], teammates=[body])
+    assert api.downed_teammates(far) == [body]
+    assert api.revive_step(far) == RIGHT  # toward the tile west of the body
+    beside = _obs(["......", "...@..", "......"], teammates=[body])
+    assert api.revive_step(beside) == RIGHT  # adjacent: turn to face it
+    facing_it = _obs(["......", "...@..", "......"], teammates=[body], facing="east", facing_xy=(4, 1))
+    assert api.revive_step(facing_it) == DO
+
+
+def test_revive_step_leaves_the_living_the_far_and_the_unsafe_alone():
+    alive = Teammate(1, "miner", 4, 1, 1, 0, 1, 9.0)
+    facing_mate = _obs(["......", "...@..", "......"], teammates=[alive], facing="east", facing_xy=(4, 1))
+    assert api.revive_step(facing_mate) is None  # a Do here would be friendly fire
+    body = Teammate(2, "forager", 5, 1, 4, 0, 4, 0.0, alive=False)
+    d = _obs(["......", ".@....", "......"], teammates=[body])
+    assert api.revive_step(d, reach=3) is None
+    zombie = Mob(7, "zombie", "melee", 1, 2, 0, 1, 1, 5.0)
+    assert (
+        api.revive_step(_obs(["......", ".@....", "......"], teammates=[body], mobs=[zombie]), safe_radius=2)
+        is None
+    )
+    assert api.revive_step(_obs(["......", ".@....", "......"], teammates=[body], mobs=[zombie])) == RIGHT
+    # Parsed from text, a dead teammate has no position: nothing to walk to.
+    assert api.downed_teammates(_obs(["@"], teammates=[body], from_text=True)) == []
+
+
+def test_revive_step_brings_a_teammate_back_in_the_real_env(alem_overworld):
+    """Agent 2 lies dead 3 tiles east of agent 1 on cleared grass; agent 1 follows revive_step."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from alem.alem_coop.constants import BlockType
+
+    from compass.games.alem.skill_api.knowledge import obs_data_from_view
+
+    env = alem_overworld(50, text=False)
+    env.reset(0)
+    cp = env.checkpoint()
+    st = cp["state"]
+    level = int(st.player_level)
+    row, col = (int(v) for v in st.player_position[1])
+    grid = st.map
+    for c in range(col + 1, col + 4):  # plain grass between them: not a coordination block
+        grid = grid.at[level, row, c].set(BlockType.GRASS.value)
+    st = st.replace(
+        map=grid,
+        player_position=st.player_position.at[2].set(jnp.array([row, col + 3], jnp.int32)),
+        player_alive=st.player_alive.at[2].set(False),
+        player_health=st.player_health.at[2].set(0.0),
+    )
+    env.restore(cp | {"state": st, "np": jax.tree_util.tree_map(np.asarray, st)})
+    views = env.step([NOOP, NOOP, NOOP]).views  # the restored views predate the edit
+    for _ in range(8):
+        act = api.revive_step(obs_data_from_view(views[1])) or NOOP
+        res = env.step([NOOP, act, NOOP])
+        views = res.views
+        if any(res.info["revived"]):
+            break
+    assert res.info["revived"] == [False, False, True] and views[2].alive
+    assert api.downed_teammates(obs_data_from_view(views[1])) == []

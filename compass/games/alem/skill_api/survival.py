@@ -626,3 +626,40 @@ def ring_room_stones(
     if room is None:
         return 0
     return 1 + sum(walkable(d, r, unknown=False) for r in room[5])
+
+
+def downed_teammates(d: ObsData, reach: int = 99) -> list:
+    """Dead teammates whose body lies within Manhattan ``reach``, nearest first (a teammate can
+    revive them: :func:`revive_step`).
+
+    A body stays where the agent fell, and it blocks the tile (alem's move check counts every
+    player, dead or alive); Descend and Ascend take the whole team, bodies included, so a body is
+    always on the team's level. The text observation does not place a dead teammate ("Agent 2 is
+    dead."), so from text this is empty.
+    """
+    if d.from_text:
+        return []
+    bodies = [t for t in d.teammates if not t.alive and distance(d.position, (t.x, t.y)) <= reach]
+    return sorted(bodies, key=lambda t: (distance(d.position, (t.x, t.y)), t.id))
+
+
+def revive_step(d: ObsData, reach: int = 30, safe_radius: int = 0) -> int | None:
+    """Bring the nearest downed teammate back: walk next to its body, face it, Do.
+
+    alem's rule (``interplayer_interaction`` in ``alem_coop/game_logic.py``): a Do facing the tile
+    of a dead player sets its health to 1.0 and counts a revive; it acts again from the next step
+    with the food, drink, energy and inventory it died with (so one that starved needs food at
+    once: it asks the forager, who gives while it can spare it). ``None`` when no body lies within
+    ``reach`` tiles, none can be reached, or (with ``safe_radius`` > 0) a hostile creature is
+    within ``safe_radius`` tiles of this agent.
+    """
+    if safe_radius > 0 and hostile_mobs(d, safe_radius):
+        return None
+    for body in downed_teammates(d, reach):
+        xy = (body.x, body.y)
+        if distance(d.position, xy) == 1 and facing(d, xy):
+            return DO
+        step = path_to(d, xy, adjacent=True)
+        if step is not None:
+            return step
+    return None

@@ -2,7 +2,7 @@
 # parent: -
 # created: 2026-11-22
 # model: -
-# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from, first_visit, seek_ladder_from
+# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from, first_visit, seek_ladder_from, revive_reach
 # subtask: Play ALEM as any role: survive, then coordinate with the team, then climb the tool ladder
 # tuned: alem:hard seeds 0,1,2,3 x 2000 steps: total_pct 5.563, return 20.017 -> total_pct 6.383, return 23.250
 def alem_role_policy(obs: str) -> int:
@@ -21,8 +21,9 @@ def alem_role_policy(obs: str) -> int:
     when none is known), once the overworld basics are done (from step 1200), or late in the episode from a cleared
     level. Below the overworld: shoot creatures in line with a found bow, drink a first potion, open chests
     (the warrior's first chest on level 1 holds the bow), the forager eats a snail, and once the level is cleared the
-    team goes down again at once (or climbs back up for food when short with no ladder down known). The warrior hunts
-    nearby monsters, the forager keeps the team fed, the miner mines and places stone."""
+    team goes down again at once (or climbs back up for food when short with no ladder down known). A downed teammate
+    within reach is revived (walk to its body, face it, Do). The warrior hunts nearby monsters, the forager keeps the
+    team fed, the miner mines and places stone."""
     dusk = 120  # step of the 300-step day from which the agent seals itself in for the night...
     dawn = 265  # ... until this step (or while the light is below 0.35)
     threat_radius = 6  # hostile creatures within this many tiles are threats
@@ -40,6 +41,7 @@ def alem_role_policy(obs: str) -> int:
     descend_from = 1200  # step from which a team with a pickaxe descends from the overworld
     first_visit = 300  # no visit below before this step (toolless teams that went on day 1 died to orcs)
     seek_ladder_from = 900  # from this step an armed agent with no ladder down known explores for one
+    revive_reach = 30  # walk this far (Manhattan) to revive a downed teammate
     d = parse_obs(obs)
     if not d.alive or d.sleeping or d.resting:
         return noop()
@@ -104,6 +106,14 @@ def alem_role_policy(obs: str) -> int:
         if (role == "warrior" and d.health >= engage_health and d.food > 2) or (m.dist <= 2 and inv["sword"] >= 1):
             if m.coord != 2 or len(mates) > 0:
                 return act_on(d, (m.x, m.y))
+
+    # Revive (issue 23 item 2): a Do facing a downed teammate's body brings it back at 1 health
+    # (alem's interplayer_interaction). Only once nothing is adjacent and no flight is due (above):
+    # reviving ahead of those (safe_radius 3) scored 12.63 vs 12.50 on Hard 0-23 but with 9 episodes
+    # down, not 7 (docs/alem.md "Reviving teammates").
+    step = revive_step(d, reach=revive_reach)
+    if step is not None:
+        return step
 
     # 3. Survival.
     if water is not None and (d.drink <= thirst or (d.drink < d.max_food - 1 and distance(me, water) == 1)):
