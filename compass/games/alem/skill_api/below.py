@@ -279,20 +279,9 @@ FIRE_REACH = 6
 
 def in_fire_line(d: ObsData, xy: Point, reach: int = FIRE_REACH) -> bool:
     """Whether ``xy`` lies in the row or column of a visible ranged hostile creature (an orc mage,
-    a skeleton) within ``reach`` tiles along it, with no solid block between: where its next shot
-    flies."""
-    for m in d.mobs:
-        if m.kind != "ranged":
-            continue
-        dx, dy = xy[0] - m.x, xy[1] - m.y
-        if (dx != 0) == (dy != 0) or abs(dx) + abs(dy) > reach:  # off its row and column, or on it
-            continue
-        sx, sy = (dx > 0) - (dx < 0), (dy > 0) - (dy < 0)
-        if all(
-            block_at(d, (m.x + k * sx, m.y + k * sy)) not in SOLID_BLOCKS for k in range(1, abs(dx) + abs(dy))
-        ):
-            return True
-    return False
+    a skeleton) within ``reach`` tiles along it, with no solid block up to it: where its next shot
+    flies (one of :func:`fire_lines`)."""
+    return xy in fire_lines(d, reach)
 
 
 def dodge_fire_step(d: ObsData, reach: int = FIRE_REACH, max_health: float = 9) -> int | None:
@@ -304,9 +293,10 @@ def dodge_fire_step(d: ObsData, reach: int = FIRE_REACH, max_health: float = 9) 
 
     Why a health bar: dodging every line also keeps healthy agents from ever reaching a mage (on Hard
     tuning seeds 0-23 always dodging cost six of eight DEFEAT_ORC_MAGE unlocks; docs/alem.md)."""
-    if d.level < 1 or d.health > max_health or not in_fire_line(d, d.position, reach):
+    if d.level < 1 or d.health > max_health:
         return None
-    if hostile_mobs(d, 1):
+    lines = fire_lines(d, reach)
+    if d.position not in lines or hostile_mobs(d, 1):
         return None
     melee = [(m.x, m.y) for m in d.mobs if m.kind == "melee"]
     mates = team_alive(d)
@@ -316,7 +306,7 @@ def dodge_fire_step(d: ObsData, reach: int = FIRE_REACH, max_health: float = 9) 
     best, best_key = None, None
     for name, dx, dy in STEP_DIRS:
         p = (d.x + dx, d.y + dy)
-        if p in occupied or not walkable(d, p, unknown=False) or in_fire_line(d, p, reach):
+        if p in occupied or not walkable(d, p, unknown=False) or p in lines:
             continue
         key = (any(distance(p, q) <= 1 for q in melee), distance(p, goal), name)
         if best_key is None or key < best_key:
