@@ -23,7 +23,14 @@ from typing import Any
 
 import numpy as np
 
-from compass.games.alem.names import DO, MELEE_MOB_NAMES, RANGED_MOB_NAMES
+from compass.games.alem.names import (
+    DIRECTION_ACTIONS,
+    DO,
+    FACING_NAMES,
+    MELEE_MOB_NAMES,
+    MOVES,
+    RANGED_MOB_NAMES,
+)
 
 #: ``alem.alem_coop.constants.DeathCause`` values, by name.
 GAME_CAUSES = {0: "alive", 1: "starvation", 2: "dehydration", 3: "exhaustion", 4: "mob", 5: "friendly_fire"}
@@ -32,8 +39,10 @@ MOB_COMBAT = 4
 # ICEBALL2); an arrow may come from a skeleton or a gnome archer, so the shooter is looked up.
 PROJECTILE_NAMES = ("arrow", "dagger", "fireball", "iceball", "arrow", "slimeball", "fireball", "iceball")
 RANGED_REACH = 6  # beyond this a ranged mob is not blamed (alem's ranged mobs shoot from <= ~5 tiles)
-# alem's DIRECTIONS by ``player_direction`` (west, east, north, south), in state (row, col).
-FACING_STEP = {1: (0, -1), 2: (0, 1), 3: (-1, 0), 4: (1, 0)}
+# The tile each ``player_direction`` faces, as a step in state (row, col): names.MOVES is (x, y).
+FACING_STEP = {
+    k: MOVES[DIRECTION_ACTIONS[n]][::-1] for k, n in FACING_NAMES.items() if n in DIRECTION_ACTIONS
+}
 
 
 @dataclass(frozen=True)
