@@ -527,8 +527,13 @@ def test_feed_step_gives_a_weak_asking_teammate_from_a_small_buffer():
     legal = list(range(18)) + [give_action(0, 1), give_action(0, 2)]
     revived = Teammate(1, "miner", 4, 1, 3, 0, 3, 1.0, request="food")
     d = _obs(["......", ".@....", "......"], teammates=[revived], status=_vitals(food=4), legal_indices=legal)
-    assert api.feed_step(d) == give_action(0, 1)
-    assert api.feed_step(d, keep=4) is None  # cannot spare it
+    assert api.feed_step(d) is None  # 4 food: cannot spare it by default (keep=5)
+    assert api.feed_step(d, keep=3) == give_action(0, 1)
+    hurt = Teammate(1, "miner", 4, 1, 3, 0, 3, 3.0, request="food")
+    assert api.feed_step(_obs(["@"], teammates=[hurt], status=_vitals(food=9), legal_indices=legal)) is None
+    assert api.feed_step(
+        _obs(["@"], teammates=[hurt], status=_vitals(food=9), legal_indices=legal), weak=3.0
+    ) == give_action(0, 1)
     healthy = Teammate(1, "miner", 4, 1, 3, 0, 3, 9.0, request="food")
     assert (
         api.feed_step(_obs(["@"], teammates=[healthy], status=_vitals(food=9), legal_indices=legal)) is None

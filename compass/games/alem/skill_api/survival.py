@@ -34,6 +34,7 @@ from compass.games.alem.skill_api.knowledge import (
     facing,
     hostile_mobs,
     nearest,
+    passive_mobs,
     team_alive,
     walkable,
 )
@@ -695,9 +696,9 @@ def refuel_step(d: ObsData, critical: int = 1, reach: int = 8) -> int | None:
             spot = nearest(d, "water")
         else:
             spot = nearest(d, "ripe_plant")
-            if spot is None and d.role == "forager":  # cows feed only the forager reliably on Hard
-                cows = [m for m in d.mobs if not m.hostile and m.coord != 2]
-                spot = min(((m.x, m.y) for m in cows), key=lambda p: distance(d.position, p), default=None)
+            cows = [m for m in passive_mobs(d, reach) if m.coord != 2]
+            if spot is None and cows and d.role == "forager":  # cows feed only the forager reliably on Hard
+                spot = (cows[0].x, cows[0].y)
         if spot is not None and distance(d.position, spot) <= reach:
             step = act_on(d, spot)
             if step is not None:
@@ -708,14 +709,15 @@ def refuel_step(d: ObsData, critical: int = 1, reach: int = 8) -> int | None:
     return None
 
 
-def feed_step(d: ObsData, keep: int = 3, weak: float = 3.0) -> int | None:
+def feed_step(d: ObsData, keep: int = 5, weak: float = 1.0) -> int | None:
     """Give food or drink to a teammate that asks for it while at ``weak`` health or below (a
     revived one comes back at 1), holding more than ``keep`` of it; the weakest first. ``None``
     when no weak teammate asks or this agent cannot spare it.
 
-    Why: the team's usual sharing keeps 7 food and drink (a forager that shared down to 4 starved
-    in its sleep); a teammate just revived at 0 food needs a few units at once or it dies again,
-    and one Give moves one unit, so a giver with a small buffer saves a life for a few points.
+    Why: the team's usual sharing keeps 7 food and drink, and a teammate just revived at 0 food
+    needs a few units at once (one Give moves one unit). Measured on Hard tuning seeds: giving to
+    every hurt teammate that asks (``weak=3``, ``keep=3``) drained the givers, who then starved;
+    hence the defaults (docs/alem.md "Feeding the revived").
     """
     held = {"food": d.food, "drink": d.drink}
     asking = [t for t in team_alive(d) if t.request in held and t.health <= weak and held[t.request] > keep]
