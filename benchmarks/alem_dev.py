@@ -1,8 +1,8 @@
 """What the ALEM development scripts share (``alem_variants.py``, ``alem_nights_diag.py``,
-``alem_coord_diag.py``): tuning seeds, a skill file compiled as a policy, and the lockstep loop
-that plays many episodes at once as ``bench_alem.run_episodes`` does (one sandbox batch for every
-running episode's agents, one lane each, and one vmapped env step), with hooks for what each
-script records per step. Tuning seeds only (docs/alem.md "Seed protocol").
+``alem_coord_diag.py``, ``alem_revive_diag.py``): tuning seeds, a skill file compiled as a
+policy, and the lockstep loop that plays many episodes at once as ``bench_alem.run_episodes``
+does (one sandbox batch for every running episode's agents, one lane each, and one vmapped env
+step), with hooks for what each script records per step. Tuning seeds only (docs/alem.md "Seed protocol").
 """
 
 from __future__ import annotations

@@ -474,3 +474,115 @@ def test_revive_step_brings_a_teammate_back_in_the_real_env(alem_overworld):
             break
     assert res.info["revived"] == [False, False, True] and views[2].alive
     assert api.downed_teammates(obs_data_from_view(views[1])) == []
+
+
+def _vitals(food: int = 9, drink: int = 9, health: int = 9, energy: int = 9) -> dict:
+    return {"health": health, "food": food, "drink": drink, "energy": energy}
+
+
+def test_refuel_step_asks_anyone_for_what_is_scarcest_then_sees_to_the_rest():
+    mate = Teammate(1, "warrior", 4, 1, 3, 0, 3, 9.0)
+    starved = _obs(
+        ["......", ".@....", "......"], teammates=[mate], status=_vitals(food=0, drink=1, energy=0)
+    )
+    assert api.refuel_step(starved) == api.request("food")  # no forager alive: any teammate may give
+    # Asked already: the thirst comes next, at the water three tiles west.
+    asked = _obs(
+        ["~.....", "~..@..", "~....."], teammates=[mate], status=_vitals(food=0, drink=1), my_request="food"
+    )
+    assert api.refuel_step(asked) == LEFT
+    assert (
+        api.refuel_step(
+            _obs(["......", ".@....", "......"], teammates=[mate], status=_vitals(food=0), my_request="food")
+        )
+        is None
+    )
+    # Nobody left to ask, nothing near; or nothing that low.
+    assert api.refuel_step(_obs(["......", ".@....", "......"], status=_vitals(food=0))) is None
+    assert (
+        api.refuel_step(
+            _obs(["......", ".@....", "......"], teammates=[mate], status=_vitals(food=2, drink=2))
+        )
+        is None
+    )
+    assert api.refuel_step(
+        _obs(["......", ".@....", "......"], teammates=[mate], status=_vitals(food=2)), critical=2
+    ) == api.request("food")
+
+
+def test_refuel_step_eats_and_drinks_what_is_near_first():
+    water_far = _obs(["......", ".@...~", "......"], status=_vitals(drink=0))
+    assert api.refuel_step(water_far) == RIGHT
+    assert api.refuel_step(water_far, reach=3) is None  # too far, and nobody to ask
+    cow = Mob(5, "cow", "passive", 3, 1, 2, 0, 2, 3.0)
+    forager = _obs(["......", ".@....", "......"], role="forager", mobs=[cow], status=_vitals(food=0))
+    assert api.refuel_step(forager) == RIGHT  # the forager hunts the cow
+    warrior = _obs(["......", ".@....", "......"], mobs=[cow], status=_vitals(food=0))
+    assert api.refuel_step(warrior) is None  # others rarely eat a cow on Hard: they ask instead
+
+
+def test_feed_step_gives_a_weak_asking_teammate_from_a_small_buffer():
+    from compass.games.alem.names import give_action
+
+    legal = list(range(18)) + [give_action(0, 1), give_action(0, 2)]
+    revived = Teammate(1, "miner", 4, 1, 3, 0, 3, 1.0, request="food")
+    d = _obs(["......", ".@....", "......"], teammates=[revived], status=_vitals(food=4), legal_indices=legal)
+    assert api.feed_step(d) is None  # 4 food: cannot spare it by default (keep=5)
+    assert api.feed_step(d, keep=3) == give_action(0, 1)
+    hurt = Teammate(1, "miner", 4, 1, 3, 0, 3, 3.0, request="food")
+    assert api.feed_step(_obs(["@"], teammates=[hurt], status=_vitals(food=9), legal_indices=legal)) is None
+    assert api.feed_step(
+        _obs(["@"], teammates=[hurt], status=_vitals(food=9), legal_indices=legal), weak=3.0
+    ) == give_action(0, 1)
+    healthy = Teammate(1, "miner", 4, 1, 3, 0, 3, 9.0, request="food")
+    assert (
+        api.feed_step(_obs(["@"], teammates=[healthy], status=_vitals(food=9), legal_indices=legal)) is None
+    )
+    wood = Teammate(1, "miner", 4, 1, 3, 0, 3, 1.0, request="wood")
+    assert api.feed_step(_obs(["@"], teammates=[wood], inventory=_inv(wood=9), legal_indices=legal)) is None
+    # Two weak teammates: the weaker first; drink asked for is given from drink.
+    thirsty = Teammate(2, "forager", 2, 1, 1, 0, 1, 0.5, request="drink")
+    both = _obs(["@"], teammates=[revived, thirsty], status=_vitals(food=9, drink=9), legal_indices=legal)
+    assert api.feed_step(both) == give_action(0, 2)
+    dry = _obs(["@"], teammates=[revived, thirsty], status=_vitals(food=9, drink=2), legal_indices=legal)
+    assert api.feed_step(dry) == give_action(0, 1)
+    # Give is illegal (the request closed this step): nothing.
+    assert api.feed_step(_obs(["@"], teammates=[revived], status=_vitals(food=9))) is None
+
+
+def test_a_revived_agent_that_starved_is_fed_in_the_real_env(alem_overworld):
+    """Agent 2 lies dead at 0 food next to agent 1; agent 1 revives it, agent 2 asks
+    (``refuel_step``) and agent 1 gives (``feed_step``): agent 2's food rises within a few steps."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from alem.alem_coop.constants import BlockType
+
+    from compass.games.alem.skill_api.knowledge import obs_data_from_view
+
+    env = alem_overworld(60, text=False)
+    env.reset(0)
+    cp = env.checkpoint()
+    st = cp["state"]
+    level = int(st.player_level)
+    row, col = (int(v) for v in st.player_position[1])
+    grid = st.map
+    for c in range(col + 1, col + 3):
+        grid = grid.at[level, row, c].set(BlockType.GRASS.value)
+    st = st.replace(
+        map=grid,
+        player_position=st.player_position.at[2].set(jnp.array([row, col + 2], jnp.int32)),
+        player_alive=st.player_alive.at[2].set(False),
+        player_health=st.player_health.at[2].set(0.0),
+        player_food=st.player_food.at[2].set(0),
+    )
+    env.restore(cp | {"state": st, "np": jax.tree_util.tree_map(np.asarray, st)})
+    views = env.step([NOOP, NOOP, NOOP]).views
+    food = []
+    for _ in range(12):
+        d1, d2 = obs_data_from_view(views[1]), obs_data_from_view(views[2])
+        act1 = api.revive_step(d1) or api.feed_step(d1) or NOOP
+        act2 = (api.refuel_step(d2) or NOOP) if views[2].alive else NOOP
+        views = env.step([NOOP, act1, act2]).views
+        food.append(obs_data_from_view(views[2]).food)
+    assert views[2].alive and max(food) >= 2, food

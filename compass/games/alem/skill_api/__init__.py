@@ -140,7 +140,9 @@ from compass.games.alem.skill_api.survival import (
     downed_teammates,
     escort_step,
     farm_step,
+    feed_step,
     place_at,
+    refuel_step,
     rest_step,
     revive_step,
     ring_room,
@@ -235,6 +237,9 @@ EXPORTS: tuple[str, ...] = (
     # reviving a downed teammate (alem: Do facing its body)
     "downed_teammates",
     "revive_step",
+    # feeding the revived (a body comes back with the food and drink it died with)
+    "refuel_step",
+    "feed_step",
     # daytime scoring: what the team can still unlock, cheaply
     "achievement_weight",
     "missing_weight",
@@ -430,6 +435,7 @@ __all__ = [
     "facing",
     "facing_free_ground",
     "farm_step",
+    "feed_step",
     "flee",
     "free_adjacent_tiles",
     "greedy_step",
@@ -455,6 +461,7 @@ __all__ = [
     "place",
     "place_at",
     "potion_step",
+    "refuel_step",
     "request",
     "rest",
     "rest_step",

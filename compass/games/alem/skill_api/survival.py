@@ -17,7 +17,10 @@ from compass.games.alem.names import (
     MAP_SIZE,
     NOOP,
     PLACE_ACTIONS,
+    REQUEST_FOOD,
+    REQUESTABLE,
     SLEEP,
+    give_action,
 )
 from compass.games.alem.obs import ObsData
 from compass.games.alem.skill_api.actions import move
@@ -31,6 +34,7 @@ from compass.games.alem.skill_api.knowledge import (
     facing,
     hostile_mobs,
     nearest,
+    passive_mobs,
     team_alive,
     walkable,
 )
@@ -662,4 +666,63 @@ def revive_step(d: ObsData, reach: int = 30, safe_radius: int = 0) -> int | None
         step = path_to(d, xy, adjacent=True)
         if step is not None:
             return step
+    return None
+
+
+# Feeding the revived (docs/alem.md "Feeding the revived"): alem revives a body at 1 health with the
+# food, drink and energy it died with, and a dead agent cannot request, so one that starved comes
+# back at 0 food and dies again within steps unless it asks at once and a teammate gives. Give
+# (``trade_materials``) moves one unit per action, at any distance, only to a living teammate whose
+# request (10 steps) is open and of that resource.
+
+
+def refuel_step(d: ObsData, critical: int = 1, reach: int = 8) -> int | None:
+    """Food or drink first for an agent at ``critical`` food or drink or below (a revived agent comes
+    back as it died): drink at water, or eat a ripe plant (the forager also a cow), within ``reach``
+    tiles, else ask the team for it (any living teammate may give, not only the forager) while no
+    request of its own is open; the scarcer of the two goes first. ``None`` when neither is that
+    low, or nothing is near and no teammate lives to ask (or a request is already open).
+
+    Why: an agent revived at energy 0 slept where it stood with nothing to eat, and starvation took
+    its one point of health back.
+    """
+    needs = [(d.drink, "drink"), (d.food, "food")]
+    needs = sorted((n for n in needs if n[0] <= critical), key=lambda n: n[0])
+    if not needs:
+        return None
+    mates = team_alive(d)
+    for _, need in needs:
+        if need == "drink":
+            spot = nearest(d, "water")
+        else:
+            spot = nearest(d, "ripe_plant")
+            cows = [m for m in passive_mobs(d, reach) if m.coord != 2]
+            if spot is None and cows and d.role == "forager":  # cows feed only the forager reliably on Hard
+                spot = (cows[0].x, cows[0].y)
+        if spot is not None and distance(d.position, spot) <= reach:
+            step = act_on(d, spot)
+            if step is not None:
+                return step
+        # Nothing near: ask (one action; the request stays open 10 steps), then see to the other need.
+        if mates and d.my_request is None:
+            return REQUEST_FOOD + REQUESTABLE.index(need)
+    return None
+
+
+def feed_step(d: ObsData, keep: int = 5, weak: float = 1.0) -> int | None:
+    """Give food or drink to a teammate that asks for it while at ``weak`` health or below (a
+    revived one comes back at 1), holding more than ``keep`` of it; the weakest first. ``None``
+    when no weak teammate asks or this agent cannot spare it.
+
+    Why: the team's usual sharing keeps 7 food and drink, and a teammate just revived at 0 food
+    needs a few units at once (one Give moves one unit). Measured on Hard tuning seeds: giving to
+    every hurt teammate that asks (``weak=3``, ``keep=3``) drained the givers, who then starved;
+    hence the defaults (docs/alem.md "Feeding the revived").
+    """
+    held = {"food": d.food, "drink": d.drink}
+    asking = [t for t in team_alive(d) if t.request in held and t.health <= weak and held[t.request] > keep]
+    for t in sorted(asking, key=lambda t: (t.health, t.id)):
+        act = give_action(d.agent_id, t.id)
+        if act in d.legal_indices:
+            return act
     return None
