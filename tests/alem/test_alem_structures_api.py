@@ -156,3 +156,21 @@ def test_a_shelter_is_built_by_payer_and_completer_in_the_real_env():
     assert "HANDOVER_COMPLETE" in views[0].obs.achievements
     assert int(env.state.map[0, site[0], site[1]]) == BlockType.EPIC_SHELTER.value
     assert (int(env.state.inventory.wood[0]), int(env.state.inventory.stone[0])) == (wood - 10, stone - 5)
+
+
+def test_the_payer_asks_the_team_for_what_the_shelter_still_needs():
+    me = (1, 1)
+    d = _field(me)
+    assert api.material_request(d) is None  # no teammate to give anything
+    d.teammates.append(_mate(1, "forager", me, (6, 3)))
+    assert api.material_request(d) == api.request("wood")
+    d.inventory.update(wood=10)
+    assert api.material_request(d) == api.request("stone")
+    d.my_request = "stone"  # one request at a time: it lasts 10 steps
+    assert api.material_request(d) is None
+    d.my_request = None
+    d.inventory.update(stone=5)
+    assert api.material_request(d) is None  # all in hand: pay_step takes it from here
+    assert api.material_request(d, "beacon") == api.request("iron")
+    d.memory.blocks[0, 0, 0] = BLOCK_ID["epic_beacon"]  # a beacon stands: nothing to ask for it
+    assert api.material_request(d, "beacon") is None

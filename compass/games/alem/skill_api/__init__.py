@@ -139,6 +139,7 @@ from compass.games.alem.skill_api.structures import (
     build_sites,
     built_structures,
     help_build_step,
+    material_request,
     pay_step,
     structure_to_pay,
 )
@@ -291,6 +292,7 @@ EXPORTS: tuple[str, ...] = (
     # structures (a payer starts a construction handover, a teammate completes it)
     "built_structures",
     "structure_to_pay",
+    "material_request",
     "build_sites",
     "pay_step",
     "help_build_step",
@@ -459,6 +461,7 @@ __all__ = [
     "leader_id",
     "leader_position",
     "make_api",
+    "material_request",
     "missing_weight",
     "move",
     "near",

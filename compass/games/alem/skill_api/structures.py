@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from compass.games.alem.names import BLOCK_ID, BUILD_COSTS
 from compass.games.alem.obs import CoordSite, ObsData
-from compass.games.alem.skill_api.actions import build, noop
+from compass.games.alem.skill_api.actions import build, noop, request
 from compass.games.alem.skill_api.coordination import STRUCTURES, agents_adjacent
 from compass.games.alem.skill_api.knowledge import distance, has_materials, team_alive
 from compass.games.alem.skill_api.paths import path_to
@@ -47,6 +47,23 @@ def structure_to_pay(d: ObsData) -> str | None:
     """The first structure (shelter, beacon, forge) this agent can pay for that it has not seen built."""
     built = built_structures(d)
     return next((k for k in STRUCTURES if k not in built and has_materials(d, k)), None)
+
+
+def material_request(d: ObsData, structure: str = "shelter") -> int | None:
+    """Ask the team for the first material ``structure`` still needs from this agent, or ``None``.
+
+    Give works at any distance and moves one unit a step while the request lasts (10 steps), so
+    a payer can bank a structure's materials from what its teammates hold (on Hard each role
+    gathers up to 6-7 wood, and none alone held a shelter's 10 wood + 5 stone in the runs of
+    docs/alem.md "The structures"). ``None`` while a request of this agent's runs, with
+    everything in hand, without a living teammate, or once ``structure`` is seen built.
+    """
+    if d.my_request is not None or not team_alive(d) or structure in built_structures(d):
+        return None
+    for material, amount in BUILD_COSTS[structure].items():
+        if d.inventory.get(material, 0) < amount:
+            return request(material)
+    return None
 
 
 def build_sites(d: ObsData, kinds: tuple[str, ...] = ("handover",)) -> list[CoordSite]:
