@@ -174,3 +174,13 @@ def test_the_payer_asks_the_team_for_what_the_shelter_still_needs():
     assert api.material_request(d, "beacon") == api.request("iron")
     d.memory.blocks[0, 0, 0] = BLOCK_ID["epic_beacon"]  # a beacon stands: nothing to ask for it
     assert api.material_request(d, "beacon") is None
+
+
+def test_at_a_sync_site_the_helper_builds_on_the_step_enough_agents_stand_there():
+    at = (4, 1)
+    d = _field(at, role="forager", agent_id=1, window=3, facing="west", facing_xy=SITE)
+    d.legal_indices.append(BUILD_ACTIONS["shelter"])
+    d.teammates.append(_mate(0, "miner", at, (2, 1)))  # the payer, west of the site
+    assert api.help_build_step(d, kinds=("sync",)) == NOOP  # two of the three it needs
+    d.teammates.append(_mate(2, "warrior", at, (3, 2)))
+    assert api.help_build_step(d, kinds=("sync",)) == api.build("shelter")
