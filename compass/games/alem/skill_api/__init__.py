@@ -17,7 +17,9 @@ The helpers live in layers, each importing only the ones above it:
   the next level;
 * :mod:`.below` — below the overworld: chests, potions, the bow, the next level's entry, climbing
   back; on level 1, out of orc mages' lines of fire, fountains, regrouping on the warrior;
-* :mod:`.coordination` — the team's conventions for coordination sites.
+* :mod:`.coordination` — the team's conventions for coordination sites;
+* :mod:`.structures` — the team's structures: a payer and a completer build a shelter, beacon or
+  forge at a construction handover site.
 
 :data:`EXPORTS` is the one list of names a skill sees; :func:`make_api` builds exactly those for
 one call, and the synthesis/repair prompts render their API section from it.
@@ -132,6 +134,14 @@ from compass.games.alem.skill_api.progress import (
     craft_trip,
     missing_weight,
     visit_next_level_step,
+)
+from compass.games.alem.skill_api.structures import (
+    build_sites,
+    built_structures,
+    help_build_step,
+    material_request,
+    pay_step,
+    structure_to_pay,
 )
 from compass.games.alem.skill_api.survival import (
     base_anchor,
@@ -284,6 +294,13 @@ EXPORTS: tuple[str, ...] = (
     "cohesion_step",
     "within_leash",
     "nearest_on_leash",
+    # structures (a payer starts a construction handover, a teammate completes it)
+    "built_structures",
+    "structure_to_pay",
+    "material_request",
+    "build_sites",
+    "pay_step",
+    "help_build_step",
     "default_action",
     # constants
     "NOOP",
@@ -405,6 +422,8 @@ __all__ = [
     "bow_step",
     "bow_target",
     "build",
+    "build_sites",
+    "built_structures",
     "bunker_step",
     "can_build_here",
     "can_mine",
@@ -441,12 +460,14 @@ __all__ = [
     "greedy_step",
     "has_materials",
     "held_potions",
+    "help_build_step",
     "hostile_mobs",
     "is_dusk_or_night",
     "large_passive_target",
     "leader_id",
     "leader_position",
     "make_api",
+    "material_request",
     "missing_weight",
     "move",
     "near",
@@ -458,6 +479,7 @@ __all__ = [
     "obs_data_from_view",
     "passive_mobs",
     "path_to",
+    "pay_step",
     "place",
     "place_at",
     "potion_step",
@@ -480,6 +502,7 @@ __all__ = [
     "sow_step",
     "standing_on",
     "stone_needed",
+    "structure_to_pay",
     "team_alive",
     "team_bunker_step",
     "team_center",
