@@ -84,10 +84,24 @@ def near(d: ObsData, xy: Point | None) -> bool:
 
 
 # --------------------------------------------------------------------------- the map
+# A dead agent's body blocks its tile: alem's move check (``is_in_other_player`` in
+# ``alem_coop/util/game_logic_utils.py``) compares against every player's position, alive or not
+# (docs/alem.md "Walking that does not get stuck").
+BODIES_BLOCK = True
+
+
 def _occupied(d: ObsData) -> set[Point]:
+    """Tiles a move cannot enter because something stands there: creatures in view, teammates,
+    and teammates' bodies (the text observation does not place a body, so from text only the living)."""
     occ = {(m.x, m.y) for m in d.mobs}
-    occ |= {(t.x, t.y) for t in d.teammates if t.alive}
+    occ |= _teammate_tiles(d)
     return occ
+
+
+def _teammate_tiles(d: ObsData) -> set[Point]:
+    """The tiles of teammates, living and (where the observation places them) dead."""
+    bodies = BODIES_BLOCK and not d.from_text
+    return {(t.x, t.y) for t in d.teammates if t.alive or bodies}
 
 
 def block_at(d: ObsData, xy: Point) -> str | None:

@@ -8,6 +8,8 @@ Helpers that choose a move return ``None`` when they have nothing to do, so skil
 
 from __future__ import annotations
 
+import heapq
+import math
 import random
 from collections import deque
 
@@ -21,6 +23,7 @@ from compass.games.alem.skill_api.knowledge import (
     Point,
     _coordination_tile,
     _occupied,
+    _teammate_tiles,
     block_at,
     can_mine,
     direction_to,
@@ -28,15 +31,30 @@ from compass.games.alem.skill_api.knowledge import (
     facing,
     facing_free_ground,
     near,
-    team_alive,
     teammate_ahead,
     walkable,
 )
 from compass.util.grids import pad2d
 
+# Walking past creatures (docs/alem.md "Walking that does not get stuck"): a creature's tile costs
+# this many extra steps instead of being a wall. As a wall, a creature at the edge of the view in
+# a one-tile corridor sent the agent the long way round, and one step back (out of view) sent it
+# down the corridor again: it stepped back and forth for ~60 steps on Hard seed 17. math.inf keeps
+# creatures as walls (the behaviour before).
+MOB_STEP_COST: float = 8
 
-def _bfs(d: ObsData, goals: set[Point], avoid: set[Point], limit: int) -> int | None:
-    """First move of a shortest 4-connected path to any goal (BFS), within ``limit`` tiles of both ends."""
+
+def _bfs(
+    d: ObsData,
+    goals: set[Point],
+    avoid: set[Point],
+    limit: int,
+    costly: frozenset[Point] = frozenset(),
+    cost: float = 0,
+) -> int | None:
+    """First move of a shortest 4-connected path to any goal (BFS), within ``limit`` tiles of both ends.
+
+    Tiles in ``costly`` are passable at ``cost`` extra steps each (a Dijkstra search then)."""
     start = d.position
     if start in goals:
         return None
@@ -45,12 +63,22 @@ def _bfs(d: ObsData, goals: set[Point], avoid: set[Point], limit: int) -> int | 
     x0, x1 = max(0, min(xs) - limit), min(MAP_SIZE - 1, max(xs) + limit)
     y0, y1 = max(0, min(ys) - limit), min(MAP_SIZE - 1, max(ys) + limit)
     mem = d.memory
+    walk = None
     if mem is not None:
         # mem.walkable(x, y) for every tile at once, read as lists: a BFS asks for hundreds of
         # tiles, each a numpy scalar read through the method.
         mask = mem.walkable_mask()
         h, w = mask.shape
         walk = mask.tolist()
+
+    def ok(p: Point) -> bool:
+        nx, ny = p
+        if walk is not None:
+            return 0 <= nx < w and 0 <= ny < h and walk[ny][nx]
+        return walkable(d, p)
+
+    if costly:
+        return _cheapest(start, goals, avoid, (x0, x1, y0, y1), ok, costly, cost)
     first: dict[Point, int] = {start: -1}
     frontier = deque([start])
     while frontier:
@@ -58,18 +86,39 @@ def _bfs(d: ObsData, goals: set[Point], avoid: set[Point], limit: int) -> int | 
         for _, dx, dy in STEP_DIRS:
             nx, ny = cx + dx, cy + dy
             p = (nx, ny)
-            if p in first or not (x0 <= nx <= x1 and y0 <= ny <= y1) or p in avoid:
-                continue
-            if mem is not None:
-                ok = 0 <= nx < w and 0 <= ny < h and walk[ny][nx]
-            else:
-                ok = walkable(d, p)
-            if not ok:
+            if p in first or not (x0 <= nx <= x1 and y0 <= ny <= y1) or p in avoid or not ok(p):
                 continue
             first[p] = _move_action(dx, dy) if (cx, cy) == start else first[(cx, cy)]
             if p in goals:
                 return first[p]
             frontier.append(p)
+    return None
+
+
+def _cheapest(start, goals, avoid, box, ok, costly, cost) -> int | None:
+    """:func:`_bfs` with ``costly`` tiles weighing ``1 + cost``: Dijkstra, ties in BFS order."""
+    x0, x1, y0, y1 = box
+    best: dict[Point, float] = {start: 0}
+    first: dict[Point, int] = {start: -1}
+    heap: list = [(0, 0, start)]
+    order = 1  # insertion order breaks ties, so equal-cost paths are found as the BFS finds them
+    while heap:
+        c, _, here = heapq.heappop(heap)
+        if c > best[here]:
+            continue
+        if here in goals:
+            return first[here]
+        cx, cy = here
+        for _, dx, dy in STEP_DIRS:
+            p = (cx + dx, cy + dy)
+            if not (x0 <= p[0] <= x1 and y0 <= p[1] <= y1) or p in avoid or not ok(p):
+                continue
+            nc = c + 1 + (cost if p in costly else 0)
+            if nc < best.get(p, math.inf):
+                best[p] = nc
+                first[p] = _move_action(dx, dy) if here == start else first[here]
+                heapq.heappush(heap, (nc, order, p))
+                order += 1
     return None
 
 
@@ -80,24 +129,41 @@ def _move_action(dx: int, dy: int) -> int:
     raise ValueError((dx, dy))
 
 
-def path_to(d: ObsData, target: Point, adjacent: bool = True, avoid_mobs: bool = True) -> int | None:
+def path_to(
+    d: ObsData, target: Point, adjacent: bool = True, avoid_mobs: bool = True, mob_cost: float | None = None
+) -> int | None:
     """Next action toward ``target``: a move along a shortest known path.
 
     With ``adjacent`` (default) the goal is a free tile next to ``target`` and, once there, the
     action turns the agent to face it; returns None when already adjacent and facing (ready for
     Do / Build / Place). Unseen tiles count as walkable. Falls back to a greedy step when no
-    path is known.
+    path is known. Teammates and their bodies are walls. With ``avoid_mobs`` a creature's tile
+    costs ``mob_cost`` extra steps (default :data:`MOB_STEP_COST`; ``math.inf``: a wall), so a
+    short way round is taken and a long one is not: the agent walks up to the creature and waits
+    for it to move (a move into it only turns the agent) instead of pacing in front of it.
     """
     tx, ty = int(target[0]), int(target[1])
     occupied = _occupied(d)
-    avoid = set(occupied) if avoid_mobs else {(t.x, t.y) for t in team_alive(d)}
+    mates = _teammate_tiles(d)
+    cost = MOB_STEP_COST if mob_cost is None else mob_cost
+    costly: frozenset[Point] = frozenset()
+    if not avoid_mobs:
+        avoid = set(mates)
+    elif math.isinf(cost):
+        avoid = set(occupied)
+    else:
+        avoid = set(mates)
+        costly = frozenset(occupied - mates)
     if adjacent:
         if distance(d.position, (tx, ty)) == 1:
             if facing(d, (tx, ty)):
                 return None
             return move(direction_to(d.position, (tx, ty)))
         goals = {(tx + dx, ty + dy) for _, dx, dy in STEP_DIRS}
-        goals = {g for g in goals if g not in occupied and walkable(d, g)}
+        # A creature on a goal tile makes it a costly goal, not no goal: else one standing next to
+        # the target would send the agent the long way round to the target's other side.
+        blocked = mates if costly else occupied
+        goals = {g for g in goals if g not in blocked and walkable(d, g)}
     else:
         if d.position == (tx, ty):
             return None
@@ -106,7 +172,7 @@ def path_to(d: ObsData, target: Point, adjacent: bool = True, avoid_mobs: bool =
     if not goals:
         return greedy_step(d, (tx, ty))
     for limit in (6, MAP_SIZE):
-        step = _bfs(d, goals, avoid, limit)
+        step = _bfs(d, goals, avoid, limit, costly, cost)
         if step is not None:
             return step
     return greedy_step(d, (tx, ty))
