@@ -36,16 +36,21 @@ def _at(x: int, y: int, snail: tuple[int, int] | None, view: int = 3):
 
 def test_a_creature_in_view_no_longer_flips_the_way_in_a_corridor():
     snail = (5, 2)
-    # Before (creatures as walls): the snail in view sends the agent the long way round (west),
-    # and one step west, with the snail out of view, the corridor is the way again (east).
-    assert api.path_to(_at(2, 2, snail), TREE, mob_cost=math.inf) == LEFT
+    # Creatures as walls (the default): the snail in view sends the agent the long way round
+    # (west), and one step west, with the snail out of view, the corridor is the way again (east).
+    assert api.path_to(_at(2, 2, snail), TREE) == LEFT
     assert api.path_to(_at(1, 2, snail), TREE, mob_cost=math.inf) == RIGHT
-    # Now the snail's tile costs MOB_STEP_COST steps, far less than the way round: east from both.
-    assert api.path_to(_at(2, 2, snail), TREE) == RIGHT
-    assert api.path_to(_at(1, 2, snail), TREE) == RIGHT
+    # With mob_cost=8 the snail's tile costs 8 steps, far less than the way round: east from both.
+    assert api.path_to(_at(2, 2, snail), TREE, mob_cost=8) == RIGHT
+    assert api.path_to(_at(1, 2, snail), TREE, mob_cost=8) == RIGHT
     # A short way round is still taken: in the open, a creature ahead is walked around.
     open_field = _obs(["......", "@.....", "......"], mobs=[Mob(151, "cow", "passive", 1, 1, 1, 0, 1, 3.0)])
-    assert api.path_to(open_field, (5, 1), adjacent=False) in (UP, DOWN)
+    assert api.path_to(open_field, (5, 1), adjacent=False, mob_cost=8) in (UP, DOWN)
+    # A hostile creature stays a wall: no way through a zombie to save steps.
+    zombie = Mob(152, "zombie", "melee", 5, 2, 3, 0, 3, 5.0)
+    assert (
+        api.path_to(_obs(CORRIDOR, mobs=[zombie], facing="east", facing_xy=(3, 2)), TREE, mob_cost=8) == LEFT
+    )
 
 
 def _walk(steps: int, **kw) -> list[tuple[int, int]]:
@@ -67,10 +72,10 @@ def _walk(steps: int, **kw) -> list[tuple[int, int]]:
 
 
 def test_the_walk_down_the_corridor_arrives():
-    before = _walk(30, mob_cost=math.inf)
+    before = _walk(30)
     assert (7, 2) not in before  # paced between (1, 2) and (2, 2) for all 30 steps
     assert set(before[-10:]) <= {(1, 2), (2, 2)}
-    after = _walk(30)
+    after = _walk(30, mob_cost=8)
     assert after[-1] == (7, 2) and len(after) < 15  # next to the tree, having followed the snail
     assert all(b[0] >= a[0] for a, b in zip(after, after[1:], strict=False))  # never a step back
 
