@@ -1,5 +1,5 @@
 """Walking that does not get stuck (docs/alem.md "Walking that does not get stuck"): creatures that
-enter and leave the view, teammates' bodies."""
+enter and leave the view (``path_to(mob_cost=...)``), teammates' bodies (``path_to(bodies=True)``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 from test_alem_api import _obs
 
 from compass.games.alem import skill_api as api
-from compass.games.alem.names import DO, DOWN, LEFT, NOOP, RIGHT, UP
+from compass.games.alem.names import DOWN, LEFT, NOOP, RIGHT, UP
 from compass.games.alem.obs import Mob, Teammate
 
 # A one-tile corridor (row 2) to a tree at its east end; the long way round goes out west, along
@@ -80,29 +80,20 @@ def test_the_walk_down_the_corridor_arrives():
     assert all(b[0] >= a[0] for a, b in zip(after, after[1:], strict=False))  # never a step back
 
 
-def test_a_dead_teammates_body_blocks_its_tile():
+def test_bodies_as_walls_on_request():
     """alem refuses a move onto any player's tile, dead or alive (``is_in_other_player``)."""
     body = Teammate(1, "miner", 2, 1, 1, 0, 1, 0.0, alive=False)
     d = _obs(["......", ".@....", "......"], teammates=[body])
-    assert api.path_to(d, (4, 1), adjacent=False) in (UP, DOWN)  # around the body, not into it
-    assert api.path_to(d, (4, 1), adjacent=False, avoid_mobs=False) in (UP, DOWN)
-    # Cornered between a zombie and a body in a one-tile row: hit the zombie, do not walk into the body.
-    row = _obs(
-        ["@..."],
-        position=(1, 0),
-        teammates=[Teammate(1, "", 2, 0, 1, 0, 1, 0.0, False)],
-        mobs=[Mob(9, "zombie", "melee", 0, 0, -1, 0, 1, 5.0)],
-        facing="west",
-        facing_xy=(0, 0),
-    )
-    assert api.flee(row, (0, 0)) == DO
+    assert api.path_to(d, (4, 1), adjacent=False) == RIGHT  # the default, as before: into the body
+    assert api.path_to(d, (4, 1), adjacent=False, bodies=True) in (UP, DOWN)  # around it
+    assert api.path_to(d, (4, 1), adjacent=False, avoid_mobs=False, bodies=True) in (UP, DOWN)
+    # A one-tile corridor closed by a body: no way through, so no move into it either.
+    shut = _obs(["#####", "#@.##", "###.#", "#####"], teammates=[Teammate(1, "", 2, 1, 1, 0, 1, 0.0, False)])
+    assert api.path_to(shut, (3, 2), adjacent=False) == RIGHT
+    assert api.path_to(shut, (3, 2), adjacent=False, bodies=True) != RIGHT
     # Parsed from text a body has no position, so it is no wall there.
-    assert (
-        api.path_to(
-            _obs(["......", ".@....", "......"], teammates=[body], from_text=True), (4, 1), adjacent=False
-        )
-        == RIGHT
-    )
+    text = _obs(["......", ".@....", "......"], teammates=[body], from_text=True)
+    assert api.path_to(text, (4, 1), adjacent=False, bodies=True) == RIGHT
 
 
 def test_a_body_blocks_a_move_in_the_real_env(alem_overworld):
@@ -133,7 +124,10 @@ def test_a_body_blocks_a_move_in_the_real_env(alem_overworld):
     env.restore(cp | {"state": st, "np": jax.tree_util.tree_map(np.asarray, st)})
     views = env.step([NOOP, NOOP, NOOP]).views
     d = obs_data_from_view(views[1])
-    assert (d.x + 1, d.y) in api.knowledge._occupied(d)
+    assert (d.x + 1, d.y) in api.knowledge._occupied(d, bodies=True)
     views = env.step([NOOP, RIGHT, NOOP]).views
     assert obs_data_from_view(views[1]).position == d.position  # the body's tile refused the move
-    assert api.path_to(obs_data_from_view(views[1]), (d.x + 3, d.y), adjacent=False) in (UP, DOWN)
+    assert api.path_to(obs_data_from_view(views[1]), (d.x + 3, d.y), adjacent=False, bodies=True) in (
+        UP,
+        DOWN,
+    )

@@ -84,23 +84,19 @@ def near(d: ObsData, xy: Point | None) -> bool:
 
 
 # --------------------------------------------------------------------------- the map
-# A dead agent's body blocks its tile: alem's move check (``is_in_other_player`` in
-# ``alem_coop/util/game_logic_utils.py``) compares against every player's position, alive or not
-# (docs/alem.md "Walking that does not get stuck").
-BODIES_BLOCK = True
-
-
-def _occupied(d: ObsData) -> set[Point]:
-    """Tiles a move cannot enter because something stands there: creatures in view, teammates,
-    and teammates' bodies (the text observation does not place a body, so from text only the living)."""
+def _occupied(d: ObsData, bodies: bool = False) -> set[Point]:
+    """Tiles a move cannot enter because something stands there: creatures in view, living
+    teammates and, with ``bodies``, teammates' bodies (see :func:`_teammate_tiles`)."""
     occ = {(m.x, m.y) for m in d.mobs}
-    occ |= _teammate_tiles(d)
+    occ |= _teammate_tiles(d, bodies)
     return occ
 
 
-def _teammate_tiles(d: ObsData) -> set[Point]:
-    """The tiles of teammates, living and (where the observation places them) dead."""
-    bodies = BODIES_BLOCK and not d.from_text
+def _teammate_tiles(d: ObsData, bodies: bool = False) -> set[Point]:
+    """The tiles of living teammates and, with ``bodies``, of dead ones where the observation
+    places them (the state path; parsed text does not). A body blocks its tile: alem's move check
+    (``is_in_other_player``) compares against every player's position, alive or dead."""
+    bodies = bodies and not d.from_text
     return {(t.x, t.y) for t in d.teammates if t.alive or bodies}
 
 

@@ -36,14 +36,6 @@ from compass.games.alem.skill_api.knowledge import (
 )
 from compass.util.grids import pad2d
 
-# Walking past creatures (docs/alem.md "Walking that does not get stuck"): with a finite cost a
-# passive creature's tile (cow, snail) costs that many extra steps instead of being a wall. As a
-# wall, a snail at the edge of the view in a one-tile corridor sent the agent the long way round,
-# and one step back (out of view) sent it down the corridor again: it paced for ~60 steps on Hard
-# seed 17. The library keeps creatures as walls (math.inf): a cost of 8 for every creature lost
-# 0.61 Total % on Hard 0-23 (3,000 steps), for passive ones only 0.76 (13 episodes down, 8 up).
-MOB_STEP_COST: float = math.inf
-
 
 def _bfs(
     d: ObsData,
@@ -131,27 +123,35 @@ def _move_action(dx: int, dy: int) -> int:
 
 
 def path_to(
-    d: ObsData, target: Point, adjacent: bool = True, avoid_mobs: bool = True, mob_cost: float | None = None
+    d: ObsData,
+    target: Point,
+    adjacent: bool = True,
+    avoid_mobs: bool = True,
+    mob_cost: float = math.inf,
+    bodies: bool = False,
 ) -> int | None:
     """Next action toward ``target``: a move along a shortest known path.
 
     With ``adjacent`` (default) the goal is a free tile next to ``target`` and, once there, the
     action turns the agent to face it; returns None when already adjacent and facing (ready for
     Do / Build / Place). Unseen tiles count as walkable. Falls back to a greedy step when no
-    path is known. Teammates and their bodies are walls, and with ``avoid_mobs`` creatures too.
-    A finite ``mob_cost`` (default :data:`MOB_STEP_COST`, ``math.inf``: walls) makes a passive
-    creature's tile passable at that many extra steps, hostile ones stay walls: a short way round
-    is taken and a long one is not, so the agent walks up to a snail in a corridor and waits for
-    it to move (a move into it only turns the agent) instead of pacing where it comes into view.
+    path is known. Living teammates are walls, and with ``avoid_mobs`` creatures too.
+
+    ``bodies``: teammates' bodies are walls too (alem refuses a move onto one). A finite
+    ``mob_cost`` makes a passive creature's tile passable at that many extra steps (hostile ones
+    stay walls): a short way round is taken and a long one is not, so the agent walks up to a
+    snail in a one-tile corridor and waits for it to move (a move into it only turns the agent)
+    instead of pacing where the snail comes into and out of view (seen on Hard seed 17). Both are
+    off by default: the library measured neither to pay (docs/alem.md "Walking that does not get
+    stuck").
     """
     tx, ty = int(target[0]), int(target[1])
-    occupied = _occupied(d)
-    mates = _teammate_tiles(d)
-    cost = MOB_STEP_COST if mob_cost is None else mob_cost
+    occupied = _occupied(d, bodies)
+    mates = _teammate_tiles(d, bodies)
     costly: frozenset[Point] = frozenset()
     if not avoid_mobs:
         avoid = set(mates)
-    elif math.isinf(cost):
+    elif math.isinf(mob_cost):
         avoid = set(occupied)
     else:
         # Only creatures that do not attack: a path is not worth a zombie's reach.
@@ -174,21 +174,21 @@ def path_to(
         goals = {(tx, ty)}
     avoid -= goals
     if not goals:
-        return greedy_step(d, (tx, ty))
+        return greedy_step(d, (tx, ty), bodies)
     for limit in (6, MAP_SIZE):
-        step = _bfs(d, goals, avoid, limit, costly, cost)
+        step = _bfs(d, goals, avoid, limit, costly, mob_cost)
         if step is not None:
             return step
-    return greedy_step(d, (tx, ty))
+    return greedy_step(d, (tx, ty), bodies)
 
 
-def greedy_step(d: ObsData, target: Point) -> int | None:
+def greedy_step(d: ObsData, target: Point, bodies: bool = False) -> int | None:
     """A move that reduces the distance to ``target`` onto a walkable free tile, if any.
 
     When the way is blocked by something the agent can mine (tree, stone...), it digs: turns to
-    face it, then Do.
+    face it, then Do. ``bodies``: teammates' bodies are not free tiles (as in :func:`path_to`).
     """
-    occupied = _occupied(d)
+    occupied = _occupied(d, bodies)
     best = None
     best_d = distance(d.position, target)
     dig = None
