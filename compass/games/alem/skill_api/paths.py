@@ -79,7 +79,14 @@ def _bfs(
         for _, dx, dy in STEP_DIRS:
             nx, ny = cx + dx, cy + dy
             p = (nx, ny)
-            if p in first or not (x0 <= nx <= x1 and y0 <= ny <= y1) or p in avoid or not ok(p):
+            if p in first or not (x0 <= nx <= x1 and y0 <= ny <= y1) or p in avoid:
+                continue
+            # Inline, not ok(p): this loop is the hot path of every walking skill.
+            if walk is not None:
+                passable = 0 <= nx < w and 0 <= ny < h and walk[ny][nx]
+            else:
+                passable = walkable(d, p)
+            if not passable:
                 continue
             first[p] = _move_action(dx, dy) if (cx, cy) == start else first[(cx, cy)]
             if p in goals:
