@@ -84,10 +84,20 @@ def near(d: ObsData, xy: Point | None) -> bool:
 
 
 # --------------------------------------------------------------------------- the map
-def _occupied(d: ObsData) -> set[Point]:
+def _occupied(d: ObsData, bodies: bool = False) -> set[Point]:
+    """Tiles a move cannot enter because something stands there: creatures in view, living
+    teammates and, with ``bodies``, teammates' bodies (see :func:`_teammate_tiles`)."""
     occ = {(m.x, m.y) for m in d.mobs}
-    occ |= {(t.x, t.y) for t in d.teammates if t.alive}
+    occ |= _teammate_tiles(d, bodies)
     return occ
+
+
+def _teammate_tiles(d: ObsData, bodies: bool = False) -> set[Point]:
+    """The tiles of living teammates and, with ``bodies``, of dead ones where the observation
+    places them (the state path; parsed text does not). A body blocks its tile: alem's move check
+    (``is_in_other_player``) compares against every player's position, alive or dead."""
+    bodies = bodies and not d.from_text
+    return {(t.x, t.y) for t in d.teammates if t.alive or bodies}
 
 
 def block_at(d: ObsData, xy: Point) -> str | None:

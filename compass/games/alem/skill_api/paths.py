@@ -8,6 +8,8 @@ Helpers that choose a move return ``None`` when they have nothing to do, so skil
 
 from __future__ import annotations
 
+import heapq
+import math
 import random
 from collections import deque
 
@@ -21,6 +23,7 @@ from compass.games.alem.skill_api.knowledge import (
     Point,
     _coordination_tile,
     _occupied,
+    _teammate_tiles,
     block_at,
     can_mine,
     direction_to,
@@ -28,15 +31,23 @@ from compass.games.alem.skill_api.knowledge import (
     facing,
     facing_free_ground,
     near,
-    team_alive,
     teammate_ahead,
     walkable,
 )
 from compass.util.grids import pad2d
 
 
-def _bfs(d: ObsData, goals: set[Point], avoid: set[Point], limit: int) -> int | None:
-    """First move of a shortest 4-connected path to any goal (BFS), within ``limit`` tiles of both ends."""
+def _bfs(
+    d: ObsData,
+    goals: set[Point],
+    avoid: set[Point],
+    limit: int,
+    costly: frozenset[Point] = frozenset(),
+    cost: float = 0,
+) -> int | None:
+    """First move of a shortest 4-connected path to any goal (BFS), within ``limit`` tiles of both ends.
+
+    Tiles in ``costly`` are passable at ``cost`` extra steps each (a Dijkstra search then)."""
     start = d.position
     if start in goals:
         return None
@@ -45,12 +56,22 @@ def _bfs(d: ObsData, goals: set[Point], avoid: set[Point], limit: int) -> int | 
     x0, x1 = max(0, min(xs) - limit), min(MAP_SIZE - 1, max(xs) + limit)
     y0, y1 = max(0, min(ys) - limit), min(MAP_SIZE - 1, max(ys) + limit)
     mem = d.memory
+    walk = None
     if mem is not None:
         # mem.walkable(x, y) for every tile at once, read as lists: a BFS asks for hundreds of
         # tiles, each a numpy scalar read through the method.
         mask = mem.walkable_mask()
         h, w = mask.shape
         walk = mask.tolist()
+
+    def ok(p: Point) -> bool:
+        nx, ny = p
+        if walk is not None:
+            return 0 <= nx < w and 0 <= ny < h and walk[ny][nx]
+        return walkable(d, p)
+
+    if costly:
+        return _cheapest(start, goals, avoid, (x0, x1, y0, y1), ok, costly, cost)
     first: dict[Point, int] = {start: -1}
     frontier = deque([start])
     while frontier:
@@ -60,16 +81,44 @@ def _bfs(d: ObsData, goals: set[Point], avoid: set[Point], limit: int) -> int | 
             p = (nx, ny)
             if p in first or not (x0 <= nx <= x1 and y0 <= ny <= y1) or p in avoid:
                 continue
-            if mem is not None:
-                ok = 0 <= nx < w and 0 <= ny < h and walk[ny][nx]
+            # Inline, not ok(p): this loop is the hot path of every walking skill.
+            if walk is not None:
+                passable = 0 <= nx < w and 0 <= ny < h and walk[ny][nx]
             else:
-                ok = walkable(d, p)
-            if not ok:
+                passable = walkable(d, p)
+            if not passable:
                 continue
             first[p] = _move_action(dx, dy) if (cx, cy) == start else first[(cx, cy)]
             if p in goals:
                 return first[p]
             frontier.append(p)
+    return None
+
+
+def _cheapest(start, goals, avoid, box, ok, costly, cost) -> int | None:
+    """:func:`_bfs` with ``costly`` tiles weighing ``1 + cost``: Dijkstra, ties in BFS order."""
+    x0, x1, y0, y1 = box
+    best: dict[Point, float] = {start: 0}
+    first: dict[Point, int] = {start: -1}
+    heap: list = [(0, 0, start)]
+    order = 1  # insertion order breaks ties, so equal-cost paths are found as the BFS finds them
+    while heap:
+        c, _, here = heapq.heappop(heap)
+        if c > best[here]:
+            continue
+        if here in goals:
+            return first[here]
+        cx, cy = here
+        for _, dx, dy in STEP_DIRS:
+            p = (cx + dx, cy + dy)
+            if not (x0 <= p[0] <= x1 and y0 <= p[1] <= y1) or p in avoid or not ok(p):
+                continue
+            nc = c + 1 + (cost if p in costly else 0)
+            if nc < best.get(p, math.inf):
+                best[p] = nc
+                first[p] = _move_action(dx, dy) if here == start else first[here]
+                heapq.heappush(heap, (nc, order, p))
+                order += 1
     return None
 
 
@@ -80,45 +129,73 @@ def _move_action(dx: int, dy: int) -> int:
     raise ValueError((dx, dy))
 
 
-def path_to(d: ObsData, target: Point, adjacent: bool = True, avoid_mobs: bool = True) -> int | None:
+def path_to(
+    d: ObsData,
+    target: Point,
+    adjacent: bool = True,
+    avoid_mobs: bool = True,
+    mob_cost: float = math.inf,
+    bodies: bool = False,
+) -> int | None:
     """Next action toward ``target``: a move along a shortest known path.
 
     With ``adjacent`` (default) the goal is a free tile next to ``target`` and, once there, the
     action turns the agent to face it; returns None when already adjacent and facing (ready for
     Do / Build / Place). Unseen tiles count as walkable. Falls back to a greedy step when no
-    path is known.
+    path is known. Living teammates are walls, and with ``avoid_mobs`` creatures too.
+
+    ``bodies``: teammates' bodies are walls too (alem refuses a move onto one). A finite
+    ``mob_cost`` makes a passive creature's tile passable at that many extra steps (hostile ones
+    stay walls): a short way round is taken and a long one is not, so the agent walks up to a
+    snail in a one-tile corridor and waits for it to move (a move into it only turns the agent)
+    instead of pacing where the snail comes into and out of view (seen on Hard seed 17). Both are
+    off by default: the library measured neither to pay (docs/alem.md "Walking that does not get
+    stuck").
     """
     tx, ty = int(target[0]), int(target[1])
-    occupied = _occupied(d)
-    avoid = set(occupied) if avoid_mobs else {(t.x, t.y) for t in team_alive(d)}
+    occupied = _occupied(d, bodies)
+    mates = _teammate_tiles(d, bodies)
+    costly: frozenset[Point] = frozenset()
+    if not avoid_mobs:
+        avoid = set(mates)
+    elif math.isinf(mob_cost):
+        avoid = set(occupied)
+    else:
+        # Only creatures that do not attack: a path is not worth a zombie's reach.
+        hostile = {(m.x, m.y) for m in d.mobs if m.hostile}
+        avoid = mates | hostile
+        costly = frozenset(occupied - avoid)
     if adjacent:
         if distance(d.position, (tx, ty)) == 1:
             if facing(d, (tx, ty)):
                 return None
             return move(direction_to(d.position, (tx, ty)))
         goals = {(tx + dx, ty + dy) for _, dx, dy in STEP_DIRS}
-        goals = {g for g in goals if g not in occupied and walkable(d, g)}
+        # A creature on a goal tile makes it a costly goal, not no goal: else one standing next to
+        # the target would send the agent the long way round to the target's other side.
+        blocked = avoid if costly else occupied
+        goals = {g for g in goals if g not in blocked and walkable(d, g)}
     else:
         if d.position == (tx, ty):
             return None
         goals = {(tx, ty)}
     avoid -= goals
     if not goals:
-        return greedy_step(d, (tx, ty))
+        return greedy_step(d, (tx, ty), bodies)
     for limit in (6, MAP_SIZE):
-        step = _bfs(d, goals, avoid, limit)
+        step = _bfs(d, goals, avoid, limit, costly, mob_cost)
         if step is not None:
             return step
-    return greedy_step(d, (tx, ty))
+    return greedy_step(d, (tx, ty), bodies)
 
 
-def greedy_step(d: ObsData, target: Point) -> int | None:
+def greedy_step(d: ObsData, target: Point, bodies: bool = False) -> int | None:
     """A move that reduces the distance to ``target`` onto a walkable free tile, if any.
 
     When the way is blocked by something the agent can mine (tree, stone...), it digs: turns to
-    face it, then Do.
+    face it, then Do. ``bodies``: teammates' bodies are not free tiles (as in :func:`path_to`).
     """
-    occupied = _occupied(d)
+    occupied = _occupied(d, bodies)
     best = None
     best_d = distance(d.position, target)
     dig = None
