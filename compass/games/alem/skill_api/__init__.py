@@ -17,7 +17,8 @@ The helpers live in layers, each importing only the ones above it:
   the next level;
 * :mod:`.below` — below the overworld: chests, potions, the bow, the next level's entry, climbing
   back; on level 1, out of orc mages' lines of fire, fountains, regrouping on the warrior;
-* :mod:`.coordination` — the team's conventions for coordination sites.
+* :mod:`.coordination` — the team's conventions for coordination sites;
+* :mod:`.pairs` — a one-shot pair harvest of a 2-agent sync site.
 
 :data:`EXPORTS` is the one list of names a skill sees; :func:`make_api` builds exactly those for
 one call, and the synthesis/repair prompts render their API section from it.
@@ -123,6 +124,13 @@ from compass.games.alem.skill_api.knowledge import (
     team_center,
     teammate_ahead,
     walkable,
+)
+from compass.games.alem.skill_api.pairs import (
+    harvest_pair,
+    pair_harvest_site,
+    pair_harvest_step,
+    pair_site_pays,
+    pair_sites,
 )
 from compass.games.alem.skill_api.paths import act_on, explore, face_free_tile, flee, greedy_step, path_to
 from compass.games.alem.skill_api.progress import (
@@ -279,6 +287,12 @@ EXPORTS: tuple[str, ...] = (
     "cohesion_step",
     "within_leash",
     "nearest_on_leash",
+    # a one-shot pair harvest of a 2-agent site
+    "harvest_pair",
+    "pair_sites",
+    "pair_site_pays",
+    "pair_harvest_site",
+    "pair_harvest_step",
     "default_action",
     # constants
     "NOOP",
@@ -490,4 +504,9 @@ __all__ = [
     "fire_lines",
     "mage_approach_step",
     "cleared_level_step",
+    "harvest_pair",
+    "pair_sites",
+    "pair_site_pays",
+    "pair_harvest_site",
+    "pair_harvest_step",
 ]
