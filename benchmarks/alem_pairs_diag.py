@@ -4,12 +4,14 @@ and say why it stays unmined (docs/alem.md "Pair harvest").
 Plays a skill file as the whole team (batched, as ``bench_alem.py`` plays it). Per episode and per
 sync site (stone, coal, tree, ...) needing 2 agents, or 3 if soft: the first step and agent that
 saw it, the agent-steps it was in some view, steps with two pickaxe holders both next to it, steps
-with two agents facing it, steps where two or more agents Did on it together, and whether it was
-mined. For each agent-step with such a site in its own view it also records the first reason (in
-the order ``alem_role_policy`` tests them) the library's coordination branch did not take it:
-below the overworld, a creature within 6, night or enclosed, thirst/hunger, outside the
-``step % 200 < 130`` window, no pickaxe (``can_mine``), nothing new to unlock (``new_only``),
-``coordination_target`` picked another site, no teammate within 7 tiles, or "taken".
+with two agents facing it, steps where two or more agents Did on it together, and the step an
+agent next to it no longer saw it listed (mined). For each agent-step with such a site in its own
+view it also records, per kind (2-agent or 3-agent soft), the first reason (in the order
+``alem_role_policy`` tests them) the library's coordination branch did not take it: below the
+overworld, a creature within 6, night (the library's shelter hours or dark), thirst/hunger,
+outside the ``step % 200 < 130`` window, no pickaxe (``can_mine``), nothing new to unlock
+(``new_only``), ``coordination_target`` picked another site, no teammate within 7 tiles, or
+"taken" (the branch goes for it).
 
     python benchmarks/alem_pairs_diag.py /tmp/pairs/main/alem_role_policy.py --seeds 0-11 \\
         --steps 3000 --out /tmp/pairs/diag.json
@@ -122,8 +124,9 @@ def main(argv: list[str] | None = None) -> int:
                     rec["view_agent_steps"] += 1
                     if d.agent_id not in rec["seen_by"]:
                         rec["seen_by"].append(d.agent_id)
-                    reasons[i][why_not(d, s)] += 1
-        for xy, s in in_view.items():
+                    kind = "2-agent" if s.required == 2 else "3-agent soft"
+                    reasons[i][f"{kind}: {why_not(d, s)}"] += 1
+        for xy in in_view:
             rec = sites[i][xy]
             adj = [(d, act) for d, act in live if distance(d.position, xy) == 1]
             rec["two_picks_adjacent"] += sum(d.inventory["pickaxe"] >= 1 for d, _ in adj) >= 2
@@ -133,8 +136,13 @@ def main(argv: list[str] | None = None) -> int:
         # A remembered site no longer listed by an agent whose view covers it was mined.
         for d, _ in live:
             for xy, rec in sites[i].items():
-                if rec["gone_step"] is None and xy not in in_view and abs(d.position[0] - xy[0]) <= 3 \
-                        and abs(d.position[1] - xy[1]) <= 3 and d.level == 0:
+                if (
+                    rec["gone_step"] is None
+                    and xy not in in_view
+                    and abs(d.position[0] - xy[0]) <= 3
+                    and abs(d.position[1] - xy[1]) <= 3
+                    and d.level == 0
+                ):
                     rec["gone_step"] = d.step
 
     policy = load_policy(a.skill_file)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from test_alem_api import _obs
 
 from compass.games.alem import skill_api as api
-from compass.games.alem.names import DOWN, LEFT, RIGHT, UP
+from compass.games.alem.names import BLOCK_ID, RIGHT, UP
 from compass.games.alem.obs import CoordSite, Teammate
 
 # A 9x5 field: '#' stone. Two stone tiles carry a 2-agent requirement in the agents' memories.
@@ -19,7 +19,13 @@ FIELD = [
 LEFT_SITE, RIGHT_SITE = (1, 1), (7, 1)
 
 
-def _agent(me: int, positions: dict[int, tuple[int, int]], pickaxe: int = 1, have=frozenset(), sites=(LEFT_SITE, RIGHT_SITE)):
+def _agent(
+    me: int,
+    positions: dict[int, tuple[int, int]],
+    pickaxe: int = 1,
+    have=frozenset(),
+    sites=(LEFT_SITE, RIGHT_SITE),
+):
     """Agent ``me``'s observation of the field with the team at ``positions`` (id -> (x, y))."""
     d = _obs(FIELD, agent_id=me, achievements=frozenset(have))
     d.position = positions[me]
@@ -55,7 +61,10 @@ def test_remembered_two_agent_sites_count_and_three_agent_ones_do_not():
     assert [(s.x, s.y) for s in api.pair_sites(d)] == [RIGHT_SITE]
     # A visible site carries its tier.
     d.coord_sites.append(CoordSite("stone", 7, 1, 3, -3, 6, "sync", required=2, soft=True))
-    assert set(api.pair_site_pays(d, api.pair_sites(d)[0])) == {"COORD_2_AGENTS_SOFT", "COORD_MINE_STONE_SOFT"}
+    assert set(api.pair_site_pays(d, api.pair_sites(d)[0])) == {
+        "COORD_2_AGENTS_SOFT",
+        "COORD_MINE_STONE_SOFT",
+    }
 
 
 def test_both_partners_pick_the_same_site_and_the_third_agent_none():
@@ -94,5 +103,66 @@ def test_one_shot_a_site_that_pays_nothing_new_is_left():
     done = {"COORD_2_AGENTS_HARD", "COORD_2_AGENTS_SOFT", "COORD_MINE_STONE_HARD", "COORD_MINE_STONE_SOFT"}
     assert api.pair_harvest_step(_agent(0, team, have=done)) is None
     # Without a pickaxe the COORD_MINE_* are out of reach, so the 2-agent unlocks alone decide.
-    assert api.pair_harvest_step(_agent(0, team, pickaxe=0, have={"COORD_2_AGENTS_HARD", "COORD_2_AGENTS_SOFT"})) is None
+    assert (
+        api.pair_harvest_step(_agent(0, team, pickaxe=0, have={"COORD_2_AGENTS_HARD", "COORD_2_AGENTS_SOFT"}))
+        is None
+    )
     assert api.pair_harvest_step(_agent(0, team, pickaxe=0, have={"COORD_2_AGENTS_HARD"})) is not None
+
+
+def test_a_real_pair_unlocks_the_two_agent_achievements_together(alem_overworld):
+    """The real game (the overworld at Hard): agents 0 and 1 stand two tiles from a required-2
+    sync tile, agent 2 far off; both follow ``pair_harvest_step`` and unlock COORD_2_AGENTS_*
+    on the same step, mining the site."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    from compass.games.alem.names import NOOP
+    from compass.games.alem.skill_api.knowledge import obs_data_from_view
+
+    env = alem_overworld(60, text=False)
+    env.reset(0)
+    cp = env.checkpoint()
+    st = cp["state"]
+    grass = np.asarray(st.map[0]) == BLOCK_ID["grass"]
+    coord = np.asarray(st.coordination_map[0])
+    site = stands = None
+    for r, c in np.argwhere(coord == 2):
+        # Two grass tiles beside the site, and a third one beyond each (where the agents start).
+        free = [
+            (r + dr, c + dc)
+            for dr, dc in ((0, -1), (0, 1), (-1, 0), (1, 0))
+            if 1 <= r + 2 * dr < grass.shape[0] - 1
+            and 1 <= c + 2 * dc < grass.shape[1] - 1
+            and grass[r + dr, c + dc]
+            and grass[r + 2 * dr, c + 2 * dc]
+        ]
+        if len(free) >= 2:
+            site, stands = (int(r), int(c)), free[:2]
+            break
+    assert site is not None, "seed 0's overworld has a required-2 sync tile with room beside it"
+    starts = [(2 * a - site[0], 2 * b - site[1]) for a, b in stands]
+    far = next((int(r), int(c)) for r, c in np.argwhere(grass) if abs(r - site[0]) + abs(c - site[1]) > 20)
+    st = st.replace(
+        player_position=jnp.asarray([starts[0], starts[1], far], dtype=st.player_position.dtype),
+        inventory=st.inventory.replace(pickaxe=st.inventory.pickaxe.at[:].set(1)),
+    )
+    env.restore(cp | {"state": st, "np": jax.tree_util.tree_map(np.asarray, st)})
+    res = env.step([NOOP, NOOP, NOOP])
+    unlocked: dict[int, int] = {}
+    for _ in range(12):
+        ds = [obs_data_from_view(v) for v in res.views]
+        actions = [api.pair_harvest_step(d) if i < 2 else None for i, d in enumerate(ds)]
+        res = env.step([NOOP if a is None else a for a in actions])
+        for i in (0, 1):
+            got = {a for a in res.views[i].obs.achievements if a.startswith("COORD_2_AGENTS_")}
+            if got and i not in unlocked:
+                unlocked[i] = res.views[i].obs.step
+        if len(unlocked) == 2:
+            break
+    assert set(unlocked) == {0, 1} and unlocked[0] == unlocked[1], unlocked
+    # Mined together: the tile's requirement is gone, and so is the site from both partners' lists.
+    assert int(env.state.coordination_map[0][site]) == 0
+    for v in res.views[:2]:
+        assert (site[1], site[0]) not in [(s.x, s.y) for s in api.pair_sites(obs_data_from_view(v))]
