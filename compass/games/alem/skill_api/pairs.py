@@ -115,7 +115,9 @@ def pair_harvest_step(d: ObsData, reach: int = 10) -> int | None:
     Walks to the site and faces it; there it Does while the partner stands next to it too (both
     partners' Do land on the same steps: alem counts them together), and waits (noop) until then,
     so a soft site is not mined alone (which pays no coordination). The caller decides when a
-    harvest is worth its steps (by day, fed, nothing hostile near)."""
+    harvest is worth its steps (by day, fed, nothing hostile near). In the library (40 steps a
+    day from day 2) it added 2-agent unlocks on Hard tuning seeds but scored no higher
+    (docs/alem.md "Pair harvest")."""
     plan = pair_harvest_site(d, reach)
     if plan is None:
         return None
