@@ -160,7 +160,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"seed {seed}: team {score['team_total_pct']:.2f} sites {dict(kinds)} "
             f"2-picks-adjacent {sum(r['two_picks_adjacent'] > 0 for r in st.values())} "
-            f"2-did {sum(r['two_did'] > 0 for r in st.values())} reasons {dict(rs.most_common(5))}",
+            f"2-did {sum(r['two_did'] > 0 for r in st.values())} reasons {dict(rs.most_common(5))} "
+            f"team got {[x for x in PAIR_ACHIEVEMENTS if x in score['team_achievements']]}",
             flush=True,
         )
     total = sum(reasons, Counter())

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from compass.games.alem.names import MAP_SIZE
 from compass.games.alem.obs import CoordSite, ObsData
 from compass.games.alem.skill_api.actions import do, noop
 from compass.games.alem.skill_api.coordination import site_rewards_for
@@ -92,8 +91,6 @@ def pair_harvest_site(d: ObsData, reach: int = 10) -> tuple[CoordSite, int] | No
         for s in pair_sites(d)
         if distance(me, (s.x, s.y)) <= reach
         and distance(there, (s.x, s.y)) <= reach
-        and 0 <= s.x < MAP_SIZE
-        and 0 <= s.y < MAP_SIZE
         and (distance(me, (s.x, s.y)) == 1 or _approachable(d, (s.x, s.y)))
         and pair_site_pays(d, s)
     ]
