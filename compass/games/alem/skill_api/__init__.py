@@ -20,6 +20,7 @@ The helpers live in layers, each importing only the ones above it:
 * :mod:`.coordination` — the team's conventions for coordination sites;
 * :mod:`.structures` — the team's structures: a payer and a completer build a shelter, beacon or
   forge at a construction handover site.
+* :mod:`.pairs` — a one-shot pair harvest of a 2-agent sync site.
 
 :data:`EXPORTS` is the one list of names a skill sees; :func:`make_api` builds exactly those for
 one call, and the synthesis/repair prompts render their API section from it.
@@ -125,6 +126,13 @@ from compass.games.alem.skill_api.knowledge import (
     team_center,
     teammate_ahead,
     walkable,
+)
+from compass.games.alem.skill_api.pairs import (
+    harvest_pair,
+    pair_harvest_site,
+    pair_harvest_step,
+    pair_site_pays,
+    pair_sites,
 )
 from compass.games.alem.skill_api.paths import act_on, explore, face_free_tile, flee, greedy_step, path_to
 from compass.games.alem.skill_api.progress import (
@@ -301,6 +309,12 @@ EXPORTS: tuple[str, ...] = (
     "build_sites",
     "pay_step",
     "help_build_step",
+    # a one-shot pair harvest of a 2-agent site
+    "harvest_pair",
+    "pair_sites",
+    "pair_site_pays",
+    "pair_harvest_site",
+    "pair_harvest_step",
     "default_action",
     # constants
     "NOOP",
@@ -520,4 +534,9 @@ __all__ = [
     "fire_lines",
     "mage_approach_step",
     "cleared_level_step",
+    "harvest_pair",
+    "pair_sites",
+    "pair_site_pays",
+    "pair_harvest_site",
+    "pair_harvest_step",
 ]
