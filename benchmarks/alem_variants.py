@@ -6,7 +6,9 @@ batched, as ``bench_alem.py`` plays them. Per episode it records the team and ag
 the team's achievements, survival and causes of death, the first step on each level below the
 overworld, and per-agent-step counts there: a chest in view, a potion held, a bow held. The first
 variant is the reference: for every later one the episodes whose score or survival differ are
-listed with the achievements gained and lost.
+listed with the achievements gained and lost, and a one-sided paired t-test on the team Total %
+(``compass.eval.stats.paired_test``: the mean difference, its 90 % CI, up / down counts, the verdict
+at 5 % per side) says whether 24 seeds can tell the two apart at all.
 
     python benchmarks/alem_variants.py main=/tmp/v0/alem_role_policy.py \\
         v4=compass/games/alem/skills/alem_role_policy.py --seeds 0-23 --steps 3000 --out /tmp/v.json
@@ -67,6 +69,23 @@ def changed(ref: list[dict], rows: list[dict]) -> list[str]:
     return out
 
 
+def paired_line(ref: list[dict], rows: list[dict]) -> str:
+    """The paired comparison of team Total % per seed against the reference, as one line."""
+    from compass.eval.stats import paired_test
+
+    a = [r["team_total_pct"] for r in ref]
+    b = [r["team_total_pct"] for r in rows]
+    t = paired_test(b, a)
+    up = sum(y > x for x, y in zip(a, b, strict=True))
+    down = sum(y < x for x, y in zip(a, b, strict=True))
+    lo, hi = t["ci"]
+    return (
+        f"paired: {t['mean_diff']:+.2f} team Total % [{lo:+.2f}, {hi:+.2f}] "
+        f"({t['ci_level']:.0%} CI), {up} up / {down} down, sd {t['sd_diff']:.2f}, "
+        f"p_better {t['p_better']:.2f}: {t['verdict']}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("variants", nargs="+", help="LABEL=PATH; the first is the reference")
@@ -90,6 +109,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             for line in changed(ref, rows):
                 print(f"[{label}]   {line}", flush=True)
+            if len(rows) >= 2:
+                print(f"[{label}] {paired_line(ref, rows)}", flush=True)
         Path(a.out).write_text(json.dumps(report, indent=1))
     return 0
 
