@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from alem_testlib import HAVE_ALEM
 
+from compass.games.alem.names import NOOP
+
 
 @pytest.fixture(scope="session")
 def alem_overworld():
@@ -33,3 +35,39 @@ def overworld_views(alem_overworld):
         res = env.step([rng.choice(v.avail_actions) for v in views[-1]])
         views.append(res.views)
     return views
+
+
+@pytest.fixture
+def downed_teammate(alem_overworld):
+    """A factory: seed 0's overworld with agent 2's body ``east`` tiles east of agent 1, on plain
+    grass over ``rows`` (offsets from agent 1's row) and columns 0..``east`` + ``beyond`` from it
+    (no coordination block in the way); ``fields`` set more of agent 2's state (``player_food=0``).
+    Returns the env and the views of one Noop step after the edit (the restored views predate it)."""
+
+    def make(max_steps: int, east: int, rows=(0,), beyond: int = 0, **fields):
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+        from alem.alem_coop.constants import BlockType
+
+        env = alem_overworld(max_steps, text=False)
+        env.reset(0)
+        cp = env.checkpoint()
+        st = cp["state"]
+        level = int(st.player_level)
+        row, col = (int(v) for v in st.player_position[1])
+        grid = st.map
+        for r in rows:
+            for c in range(col, col + east + beyond + 1):
+                grid = grid.at[level, row + r, c].set(BlockType.GRASS.value)
+        edits = {
+            "player_position": st.player_position.at[2].set(jnp.array([row, col + east], jnp.int32)),
+            "player_alive": st.player_alive.at[2].set(False),
+            "player_health": st.player_health.at[2].set(0.0),
+        }
+        edits |= {k: getattr(st, k).at[2].set(v) for k, v in fields.items()}
+        st = st.replace(map=grid, **edits)
+        env.restore(cp | {"state": st, "np": jax.tree_util.tree_map(np.asarray, st)})
+        return env, env.step([NOOP, NOOP, NOOP]).views
+
+    return make

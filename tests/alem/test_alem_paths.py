@@ -96,33 +96,11 @@ def test_bodies_as_walls_on_request():
     assert api.path_to(text, (4, 1), adjacent=False, bodies=True) == RIGHT
 
 
-def test_a_body_blocks_a_move_in_the_real_env(alem_overworld):
+def test_a_body_blocks_a_move_in_the_real_env(downed_teammate):
     """In alem itself: agent 1 cannot step onto agent 2's body, and path_to goes round it."""
-    import jax
-    import jax.numpy as jnp
-    import numpy as np
-    from alem.alem_coop.constants import BlockType
-
     from compass.games.alem.skill_api.knowledge import obs_data_from_view
 
-    env = alem_overworld(50, text=False)
-    env.reset(0)
-    cp = env.checkpoint()
-    st = cp["state"]
-    level = int(st.player_level)
-    row, col = (int(v) for v in st.player_position[1])
-    grid = st.map
-    for r in range(row - 1, row + 2):  # plain grass around them: the way round is open
-        for c in range(col, col + 4):
-            grid = grid.at[level, r, c].set(BlockType.GRASS.value)
-    st = st.replace(
-        map=grid,
-        player_position=st.player_position.at[2].set(jnp.array([row, col + 1], jnp.int32)),
-        player_alive=st.player_alive.at[2].set(False),
-        player_health=st.player_health.at[2].set(0.0),
-    )
-    env.restore(cp | {"state": st, "np": jax.tree_util.tree_map(np.asarray, st)})
-    views = env.step([NOOP, NOOP, NOOP]).views
+    env, views = downed_teammate(50, east=1, rows=(-1, 0, 1), beyond=2)  # the way round is open
     d = obs_data_from_view(views[1])
     assert (d.x + 1, d.y) in api.knowledge._occupied(d, bodies=True)
     views = env.step([NOOP, RIGHT, NOOP]).views

@@ -440,32 +440,11 @@ def test_revive_step_leaves_the_living_the_far_and_the_unsafe_alone():
     assert api.downed_teammates(_obs(["@"], teammates=[body], from_text=True)) == []
 
 
-def test_revive_step_brings_a_teammate_back_in_the_real_env(alem_overworld):
+def test_revive_step_brings_a_teammate_back_in_the_real_env(downed_teammate):
     """Agent 2 lies dead 3 tiles east of agent 1 on cleared grass; agent 1 follows revive_step."""
-    import jax
-    import jax.numpy as jnp
-    import numpy as np
-    from alem.alem_coop.constants import BlockType
-
     from compass.games.alem.skill_api.knowledge import obs_data_from_view
 
-    env = alem_overworld(50, text=False)
-    env.reset(0)
-    cp = env.checkpoint()
-    st = cp["state"]
-    level = int(st.player_level)
-    row, col = (int(v) for v in st.player_position[1])
-    grid = st.map
-    for c in range(col + 1, col + 4):  # plain grass between them: not a coordination block
-        grid = grid.at[level, row, c].set(BlockType.GRASS.value)
-    st = st.replace(
-        map=grid,
-        player_position=st.player_position.at[2].set(jnp.array([row, col + 3], jnp.int32)),
-        player_alive=st.player_alive.at[2].set(False),
-        player_health=st.player_health.at[2].set(0.0),
-    )
-    env.restore(cp | {"state": st, "np": jax.tree_util.tree_map(np.asarray, st)})
-    views = env.step([NOOP, NOOP, NOOP]).views  # the restored views predate the edit
+    env, views = downed_teammate(50, east=3)
     for _ in range(8):
         act = api.revive_step(obs_data_from_view(views[1])) or NOOP
         res = env.step([NOOP, act, NOOP])
@@ -550,34 +529,12 @@ def test_feed_step_gives_a_weak_asking_teammate_from_a_small_buffer():
     assert api.feed_step(_obs(["@"], teammates=[revived], status=_vitals(food=9))) is None
 
 
-def test_a_revived_agent_that_starved_is_fed_in_the_real_env(alem_overworld):
-    """Agent 2 lies dead at 0 food next to agent 1; agent 1 revives it, agent 2 asks
+def test_a_revived_agent_that_starved_is_fed_in_the_real_env(downed_teammate):
+    """Agent 2 lies dead at 0 food 2 tiles east of agent 1; agent 1 revives it, agent 2 asks
     (``refuel_step``) and agent 1 gives (``feed_step``): agent 2's food rises within a few steps."""
-    import jax
-    import jax.numpy as jnp
-    import numpy as np
-    from alem.alem_coop.constants import BlockType
-
     from compass.games.alem.skill_api.knowledge import obs_data_from_view
 
-    env = alem_overworld(60, text=False)
-    env.reset(0)
-    cp = env.checkpoint()
-    st = cp["state"]
-    level = int(st.player_level)
-    row, col = (int(v) for v in st.player_position[1])
-    grid = st.map
-    for c in range(col + 1, col + 3):
-        grid = grid.at[level, row, c].set(BlockType.GRASS.value)
-    st = st.replace(
-        map=grid,
-        player_position=st.player_position.at[2].set(jnp.array([row, col + 2], jnp.int32)),
-        player_alive=st.player_alive.at[2].set(False),
-        player_health=st.player_health.at[2].set(0.0),
-        player_food=st.player_food.at[2].set(0),
-    )
-    env.restore(cp | {"state": st, "np": jax.tree_util.tree_map(np.asarray, st)})
-    views = env.step([NOOP, NOOP, NOOP]).views
+    env, views = downed_teammate(60, east=2, player_food=0)
     food = []
     for _ in range(12):
         d1, d2 = obs_data_from_view(views[1]), obs_data_from_view(views[2])
