@@ -141,7 +141,10 @@ from compass.games.alem.skill_api.structures import (
     help_build_step,
     material_request,
     pay_step,
+    pool_ready,
+    spare_wood,
     structure_to_pay,
+    wood_reserve,
 )
 from compass.games.alem.skill_api.survival import (
     base_anchor,
@@ -301,6 +304,9 @@ EXPORTS: tuple[str, ...] = (
     "build_sites",
     "pay_step",
     "help_build_step",
+    "wood_reserve",
+    "spare_wood",
+    "pool_ready",
     "default_action",
     # constants
     "NOOP",
@@ -520,4 +526,7 @@ __all__ = [
     "fire_lines",
     "mage_approach_step",
     "cleared_level_step",
+    "pool_ready",
+    "spare_wood",
+    "wood_reserve",
 ]
