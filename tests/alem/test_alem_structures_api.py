@@ -191,6 +191,7 @@ def test_a_giver_keeps_the_wood_its_own_tools_still_need():
     assert api.wood_reserve(d) == 6 and api.spare_wood(d) == 0  # six tools to make, 1 wood each
     d.inventory.update(wood=4, pickaxe=2, sword=1)  # stone pickaxe and wood sword made
     assert api.wood_reserve(d) == 3 and api.spare_wood(d) == 1
+    assert api.wood_reserve(d, tiers=2) == 1 and api.spare_wood(d, tiers=2) == 3  # iron tools not counted
     d.inventory.update(pickaxe=3, sword=3)
     assert api.wood_reserve(d) == 0 and api.spare_wood(d) == 4
     d.inventory.update(pickaxe=1, sword=0, wood=2)
@@ -214,5 +215,6 @@ def test_pooling_waits_for_tools_food_and_daylight():
     # A teammate asking for food or drink comes first.
     d.teammates[0] = Teammate(1, "forager", 6, 3, 5, 2, 7, 9.0, request="drink")
     assert not api.pool_ready(d)
+    assert api.pool_ready(d, team=False)
     d.teammates[0] = Teammate(1, "forager", 6, 3, 5, 2, 7, 9.0, request="wood")
     assert api.pool_ready(d)
