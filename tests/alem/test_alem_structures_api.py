@@ -184,3 +184,37 @@ def test_at_a_sync_site_the_helper_builds_on_the_step_enough_agents_stand_there(
     assert api.help_build_step(d, kinds=("sync",)) == NOOP  # two of the three it needs
     d.teammates.append(_mate(2, "warrior", at, (3, 2)))
     assert api.help_build_step(d, kinds=("sync",)) == api.build("shelter")
+
+
+def test_a_giver_keeps_the_wood_its_own_tools_still_need():
+    d = _field((1, 1), role="forager", inventory={"wood": 6, "stone": 0, "pickaxe": 0, "sword": 0})
+    assert api.wood_reserve(d) == 6 and api.spare_wood(d) == 0  # six tools to make, 1 wood each
+    d.inventory.update(wood=4, pickaxe=2, sword=1)  # stone pickaxe and wood sword made
+    assert api.wood_reserve(d) == 3 and api.spare_wood(d) == 1
+    assert api.wood_reserve(d, tiers=2) == 1 and api.spare_wood(d, tiers=2) == 3  # iron tools not counted
+    d.inventory.update(pickaxe=3, sword=3)
+    assert api.wood_reserve(d) == 0 and api.spare_wood(d) == 4
+    d.inventory.update(pickaxe=1, sword=0, wood=2)
+    assert api.spare_wood(d) == 0  # never negative
+
+
+def test_pooling_waits_for_tools_food_and_daylight():
+    tools = {"wood": 3, "stone": 5, "pickaxe": 2, "sword": 1}
+    d = _field((1, 1), inventory=tools, step=30)
+    d.teammates.append(_mate(1, "forager", (1, 1), (6, 3)))
+    assert api.pool_ready(d)
+    assert not api.pool_ready(_field((1, 1), inventory=tools | {"pickaxe": 1}, step=30))  # no stone pickaxe
+    assert not api.pool_ready(_field((1, 1), inventory=tools | {"sword": 0}, step=30))
+    hungry = {"health": 9, "food": 5, "drink": 9, "energy": 9}
+    assert not api.pool_ready(_field((1, 1), inventory=tools, step=30, status=hungry))
+    assert api.pool_ready(_field((1, 1), inventory=tools, step=30, status=hungry), fed=4)
+    # The 40 steps before dusk (120 of the 300-step day), on any day, are for going to shelter.
+    assert not api.pool_ready(_field((1, 1), inventory=tools, step=300 + 85))
+    assert api.pool_ready(_field((1, 1), inventory=tools, step=300 + 85), margin=30)
+    assert api.pool_ready(_field((1, 1), inventory=tools, step=300 + 79))
+    # A teammate asking for food or drink comes first.
+    d.teammates[0] = Teammate(1, "forager", 6, 3, 5, 2, 7, 9.0, request="drink")
+    assert not api.pool_ready(d)
+    assert api.pool_ready(d, team=False)
+    d.teammates[0] = Teammate(1, "forager", 6, 3, 5, 2, 7, 9.0, request="wood")
+    assert api.pool_ready(d)

@@ -149,7 +149,10 @@ from compass.games.alem.skill_api.structures import (
     help_build_step,
     material_request,
     pay_step,
+    pool_ready,
+    spare_wood,
     structure_to_pay,
+    wood_reserve,
 )
 from compass.games.alem.skill_api.survival import (
     base_anchor,
@@ -309,6 +312,9 @@ EXPORTS: tuple[str, ...] = (
     "build_sites",
     "pay_step",
     "help_build_step",
+    "wood_reserve",
+    "spare_wood",
+    "pool_ready",
     # a one-shot pair harvest of a 2-agent site
     "harvest_pair",
     "pair_sites",
@@ -534,6 +540,9 @@ __all__ = [
     "fire_lines",
     "mage_approach_step",
     "cleared_level_step",
+    "pool_ready",
+    "spare_wood",
+    "wood_reserve",
     "harvest_pair",
     "pair_sites",
     "pair_site_pays",

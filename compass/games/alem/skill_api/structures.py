@@ -23,6 +23,7 @@ from compass.games.alem.skill_api.actions import build, noop, request
 from compass.games.alem.skill_api.coordination import STRUCTURES, agents_adjacent
 from compass.games.alem.skill_api.knowledge import distance, has_materials, team_alive
 from compass.games.alem.skill_api.paths import path_to
+from compass.games.alem.skill_api.survival import time_of_day
 
 _SITE = "construction_site"
 _BUILT = {"shelter": "epic_shelter", "forge": "epic_forge", "beacon": "epic_beacon"}
@@ -64,6 +65,41 @@ def material_request(d: ObsData, structure: str = "shelter") -> int | None:
         if d.inventory.get(material, 0) < amount:
             return request(material)
     return None
+
+
+def wood_reserve(d: ObsData, tiers: int = 3) -> int:
+    """The wood this agent still needs for its own tools: one per pickaxe and sword tier it lacks.
+
+    Each of the wood, stone and iron pickaxe and sword costs 1 wood (alem's ``do_crafting``), so
+    with ``tiers=3`` an agent with no tools keeps 6 and one with stone tools keeps 2 (for the iron
+    ones); ``tiers=2`` counts the wood and stone tools only.
+    """
+    inv = d.inventory
+    return max(0, tiers - inv.get("pickaxe", 0)) + max(0, tiers - inv.get("sword", 0))
+
+
+def spare_wood(d: ObsData, tiers: int = 3) -> int:
+    """The wood this agent can give a payer without losing a craft of its own (see :func:`wood_reserve`)."""
+    return max(0, d.inventory.get("wood", 0) - wood_reserve(d, tiers))
+
+
+def pool_ready(d: ObsData, fed: int = 5, dusk: int = 120, margin: int = 40, team: bool = True) -> bool:
+    """Whether pooling a structure's materials now costs this agent nothing it needs first.
+
+    True once its wood pickaxe, wood sword and stone pickaxe are made, its food and drink are
+    above ``fed``, no teammate asks for food or drink (with ``team``), and the day is not in the
+    ``margin`` steps before ``dusk`` (a request, the walk to a site and the wait there would run
+    into the night). A payer that asked from the first day (docs/alem.md "The structures", vF)
+    cost the team survival.
+    """
+    inv = d.inventory
+    if inv.get("pickaxe", 0) < 2 or inv.get("sword", 0) < 1:
+        return False
+    if d.food <= fed or d.drink <= fed:
+        return False
+    if team and any(t.request in ("food", "drink") for t in team_alive(d)):
+        return False
+    return not dusk - margin <= time_of_day(d) < dusk
 
 
 def build_sites(d: ObsData, kinds: tuple[str, ...] = ("handover",)) -> list[CoordSite]:
