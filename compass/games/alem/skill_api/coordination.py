@@ -35,6 +35,27 @@ _COORD_MINE = {
 }
 
 
+def remembered_site(
+    d: ObsData, name: str, x: int, y: int, value: int, construction: bool = False
+) -> CoordSite:
+    """The site at a remembered coordination tile (:meth:`AlemMemory.coord_tiles`), ``value`` as the
+    memory stores it (> 0 the agents a sync site needs, < 0 a handover's window). The memory does
+    not record softness: ``soft`` is False."""
+    dx, dy = x - d.position[0], y - d.position[1]
+    return CoordSite(
+        name,
+        x,
+        y,
+        dx,
+        dy,
+        abs(dx) + abs(dy),
+        "sync" if value > 0 else "handover",
+        required=max(value, 0),
+        window=max(-value, 0),
+        construction=construction,
+    )
+
+
 def free_adjacent_tiles(d: ObsData, target: Point) -> list[Point]:
     """Walkable tiles next to ``target`` that no teammate or creature stands on."""
     occupied = _occupied(d)

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from compass.games.alem.obs import CoordSite, ObsData
 from compass.games.alem.skill_api.actions import do, noop
-from compass.games.alem.skill_api.coordination import site_rewards_for
+from compass.games.alem.skill_api.coordination import remembered_site, site_rewards_for
 from compass.games.alem.skill_api.knowledge import (
     RESOURCE_BLOCKS,
     Point,
@@ -53,8 +53,7 @@ def pair_sites(d: ObsData) -> list[CoordSite]:
         for x, y, value in mem.coord_tiles():
             name = mem.block_at(x, y)
             if value == 2 and name in RESOURCE_BLOCKS and (x, y) not in out:
-                dx, dy = x - d.position[0], y - d.position[1]
-                out[(x, y)] = CoordSite(name, x, y, dx, dy, abs(dx) + abs(dy), "sync", required=2)
+                out[(x, y)] = remembered_site(d, name, x, y, value)
     return sorted(out.values(), key=lambda s: (s.y, s.x))
 
 

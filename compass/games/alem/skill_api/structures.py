@@ -20,7 +20,7 @@ from __future__ import annotations
 from compass.games.alem.names import BLOCK_ID, BUILD_COSTS
 from compass.games.alem.obs import CoordSite, ObsData
 from compass.games.alem.skill_api.actions import build, noop, request
-from compass.games.alem.skill_api.coordination import STRUCTURES, agents_adjacent
+from compass.games.alem.skill_api.coordination import STRUCTURES, agents_adjacent, remembered_site
 from compass.games.alem.skill_api.knowledge import distance, has_materials, team_alive
 from compass.games.alem.skill_api.paths import path_to
 from compass.games.alem.skill_api.survival import time_of_day
@@ -112,17 +112,12 @@ def build_sites(d: ObsData, kinds: tuple[str, ...] = ("handover",)) -> list[Coor
     sites = {(s.x, s.y): s for s in d.coord_sites if s.construction and s.name == _SITE and s.kind in kinds}
     mem = d.memory
     if mem is not None:
-        import numpy as np
-
-        rows, cols = np.nonzero(mem.blocks[mem.level] == BLOCK_ID[_SITE])
-        for y, x in zip(rows.tolist(), cols.tolist(), strict=True):
-            v = int(mem.coord[mem.level, y, x])
-            kind = "sync" if v > 0 else "handover" if v < 0 else ""
-            if kind in kinds and (x, y) not in sites:
-                dx, dy = x - d.x, y - d.y
-                sites[(x, y)] = CoordSite(
-                    _SITE, x, y, dx, dy, abs(dx) + abs(dy), kind, max(v, 0), False, max(-v, 0), True
-                )
+        for x, y, value in mem.coord_tiles():
+            if (x, y) in sites or mem.block_at(x, y) != _SITE:
+                continue
+            site = remembered_site(d, _SITE, x, y, value, construction=True)
+            if site.kind in kinds:
+                sites[(x, y)] = site
     return sorted(sites.values(), key=lambda s: (distance(d.position, (s.x, s.y)), s.y, s.x))
 
 

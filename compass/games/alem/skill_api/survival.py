@@ -17,13 +17,11 @@ from compass.games.alem.names import (
     MAP_SIZE,
     NOOP,
     PLACE_ACTIONS,
-    REQUEST_FOOD,
-    REQUESTABLE,
     SLEEP,
     give_action,
 )
 from compass.games.alem.obs import ObsData
-from compass.games.alem.skill_api.actions import move
+from compass.games.alem.skill_api.actions import move, request
 from compass.games.alem.skill_api.knowledge import (
     STEP_DIRS,
     Point,
@@ -705,7 +703,7 @@ def refuel_step(d: ObsData, critical: int = 1, reach: int = 8) -> int | None:
                 return step
         # Nothing near: ask (one action; the request stays open 10 steps), then see to the other need.
         if mates and d.my_request is None:
-            return REQUEST_FOOD + REQUESTABLE.index(need)
+            return request(need)
     return None
 
 
