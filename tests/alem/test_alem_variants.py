@@ -35,3 +35,36 @@ def test_per_seed_swings_that_cancel_are_a_tie(paired_line):
     line = paired_line(_rows(ref), _rows(var))
     assert "3 up / 3 down" in line
     assert line.endswith(": tie")
+
+
+@pytest.fixture
+def reference_rows(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCH))
+    from alem_variants import reference_rows
+
+    return reference_rows
+
+
+def _report(tmp_path, seeds=(392, 393), steps=3000, preset="rl"):
+    path = tmp_path / "main.json"
+    rows = [{"seed": s, "team_total_pct": 9.0} for s in seeds]
+    report = {"seeds": list(seeds), "steps": steps, "preset": preset, "variants": {"main": {"rows": rows}}}
+    path.write_text(__import__("json").dumps(report))
+    return path
+
+
+def test_against_takes_the_first_variant_of_an_earlier_report(reference_rows, tmp_path):
+    path = _report(tmp_path)
+    label, rows = reference_rows(str(path), [392, 393], 3000, "rl")
+    assert label == "main"
+    assert [r["seed"] for r in rows] == [392, 393]
+
+
+def test_against_refuses_a_report_on_other_seeds_or_steps(reference_rows, tmp_path):
+    path = _report(tmp_path)
+    with pytest.raises(SystemExit, match="seeds"):
+        reference_rows(str(path), [392, 394], 3000, "rl")
+    with pytest.raises(SystemExit, match="steps=3000"):
+        reference_rows(str(path), [392, 393], 2000, "rl")
+    with pytest.raises(SystemExit, match="no variant 'v9'"):
+        reference_rows(f"{path}:v9", [392, 393], 3000, "rl")
