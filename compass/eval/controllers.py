@@ -29,7 +29,7 @@ from compass.comm import CommProtocol
 from compass.core.controller import ALLY, ENEMY, UnitController
 from compass.core.types import AgentView, MultiAgentEnv, StepResult
 from compass.planner.base import Decision, DecisionContext, LibraryPlanner, Planner
-from compass.sandbox.executors import pooled_executor
+from compass.sandbox.executors import pooled_executor, resolve_parts_from
 from compass.skills.library import SkillLibrary
 
 #: kinds that run skills through the planner machinery (our team: the runner)
@@ -145,11 +145,13 @@ class SkillController:
         api: str,
         isolation,
         workers=1,
+        parts_from: int | None = None,
     ) -> None:
         if skill not in library:
             raise ValueError(f"skill {skill!r} is not in the library {library.dir}")
         self.team, self.units, self.skill = team, units, library.compiled[skill]
         self.api, self.isolation, self.workers = api, isolation, workers
+        self.parts_from = parts_from  # the run's batches-in-parts setting, as our team's executor has it
         self._release: contextlib.ExitStack | None = None
 
     def reset(self, seed: int) -> None:
@@ -157,7 +159,7 @@ class SkillController:
         # A warm executor from the process's pool, as the runner uses (isolated workers start once).
         self._release = contextlib.ExitStack()
         self._executor = self._release.enter_context(
-            pooled_executor(self.api, seed * 2 + self.team, self.isolation, self.workers)
+            pooled_executor(self.api, seed * 2 + self.team, self.isolation, self.workers, self.parts_from)
         )
 
     def act(self, env: MultiAgentEnv, views: list[AgentView]) -> dict[int, int]:
@@ -324,6 +326,7 @@ def build_controller(
     isolation,
     task,
     workers: int = 1,
+    parts_from: int | None = None,
 ) -> UnitController:
     """A controller for ``units`` of ``team`` (not for our team's skill kinds: those are planners)."""
     if a.kind == "random":
@@ -331,7 +334,7 @@ def build_controller(
     if a.kind in ("skill", "library"):
         lib = library_for()
         name = a.arg if a.kind == "skill" else _retrieved(lib, task)
-        return SkillController(team, units, lib, name, api, isolation, workers)
+        return SkillController(team, units, lib, name, api, isolation, workers, parts_from)
     if a.kind in ("compass", "vlm"):
         raise ValueError(
             f"{a.kind} cannot drive the enemy team (yet); use library, skill:NAME or a scripted kind"
@@ -400,6 +403,7 @@ def side_controllers(
             cfg.isolation,
             cfg.task,
             cfg.sandbox_workers,
+            resolve_parts_from(cfg.sandbox_parts_from, players=1),
         )
         for a, us in groups.items()
     ]
