@@ -310,13 +310,17 @@ def play_job(job: Job) -> tuple[dict, dict]:
     if key not in _ENVS:
         _ENVS[key] = make_alem(job.difficulty, max_steps=job.steps, text=job.text, preset=job.preset)
     env = _ENVS[key]
-    policies = None
-    if job.skills:
-        for name in job.skills:
-            if name not in _POLICIES:
-                _POLICIES[name] = load_skill(name)
-        policies = [_POLICIES[n] for n in job.skills]
-    return run_episode(env, job.team, job.seed, policies).as_dict(), env_config_of(env)
+    return run_episode(env, job.team, job.seed, _policies(job)).as_dict(), env_config_of(env)
+
+
+def _policies(job: Job) -> list | None:
+    """The compiled skills ``job``'s agents play (None: the team's own), cached per process."""
+    if not job.skills:
+        return None
+    for name in job.skills:
+        if name not in _POLICIES:
+            _POLICIES[name] = load_skill(name)
+    return [_POLICIES[n] for n in job.skills]
 
 
 def _batch_envs(job: Job, n: int) -> list:
@@ -337,13 +341,7 @@ def play_jobs(chunk: list[Job]) -> list[tuple[dict, dict]]:
         return [play_job(chunk[0])]
     job = chunk[0]
     envs = _batch_envs(job, len(chunk))
-    policies = None
-    if job.skills:
-        for name in job.skills:
-            if name not in _POLICIES:
-                _POLICIES[name] = load_skill(name)
-        policies = [_POLICIES[n] for n in job.skills]
-    results = run_episodes(envs, job.team, [j.seed for j in chunk], policies)
+    results = run_episodes(envs, job.team, [j.seed for j in chunk], _policies(job))
     return [(r.as_dict(), env_config_of(envs[0])) for r in results]
 
 
