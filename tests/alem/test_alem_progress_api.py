@@ -11,10 +11,12 @@ from compass.games.alem.names import (
     ACHIEVEMENTS,
     ASCEND,
     DESCEND,
+    DOWN,
     LEFT,
     RIGHT,
+    UP,
 )
-from compass.games.alem.obs import Seen, Teammate
+from compass.games.alem.obs import Mob, Seen, Teammate
 from compass.games.alem.skill_api.progress import LEVEL_ENTRY_ACHIEVEMENTS
 
 
@@ -123,6 +125,42 @@ def test_armed_descent_needs_tools_health_supplies_and_daylight_not_the_team():
     assert api.armed_for_descent(been, first_only=False)
     below = replace(_below("@..", 320, up=0), inventory=armed)
     assert not api.armed_for_descent(below)  # already below: descend_step / below_step decide there
+
+
+def test_descent_step_walks_to_a_known_ladder_or_seeks_one_only_when_armed_rested_and_safe():
+    """``descent_step``: armed and rested, the agent walks to the ladder down it remembers (whatever
+    its teammates do); with none known it explores from ``seek_from`` on, not with a creature near,
+    and the same observation gives the same step (traces replay)."""
+    armed = _inv(pickaxe=1, sword=1)
+    far = [Teammate(1, "miner", 40, 40, 40, 40, 80, 9.0)]
+
+    def view(step=320, inventory=armed, energy=9, ladder=True, mobs=()):
+        d = _obs(
+            ["....@..", "......."],
+            step=step,
+            inventory=inventory,
+            status={"health": 9, "food": 9, "drink": 9, "energy": energy},
+            teammates=far,
+            mobs=list(mobs),
+        )
+        if ladder:
+            d.memory.items[0, 0, 0] = LADDER_DOWN
+        return d
+
+    assert api.descent_step(view()) == LEFT  # toward the ladder at (0, 0)
+    assert api.descent_step(view(inventory=_inv(pickaxe=1))) is None  # no sword
+    assert api.descent_step(view(inventory=_inv(pickaxe=1)), sword=0) == LEFT  # armed's keywords pass on
+    assert api.descent_step(view(energy=3)) is None  # it would sleep among level 1's orcs
+    assert api.descent_step(view(step=320 + 100)) is None  # too late in the day
+    # No ladder known: explore (the remembered map is two rows; the rest is unknown) from seek_from.
+    assert api.descent_step(view(ladder=False, step=320), seek_from=900) is None
+    seek = api.descent_step(view(ladder=False, step=920), seek_from=900)
+    assert seek in (LEFT, RIGHT, UP, DOWN)
+    assert seek == api.descent_step(view(ladder=False, step=920), seek_from=900)
+    zombie = Mob(200, "zombie", "melee", 6, 1, 2, 1, 3, 5.0)
+    assert api.descent_step(view(ladder=False, step=920, mobs=[zombie]), seek_from=900) is None
+    # With a ladder known a creature in view does not stop the walk (the policy's fight block comes first).
+    assert api.descent_step(view(step=920, mobs=[zombie])) == LEFT
 
 
 def _below(row: str, step: int, up: int):
