@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from alem_testlib import LADDER_DOWN, LADDER_UP
+import pytest
+from alem_testlib import LADDER_DOWN, LADDER_UP, needs_alem
 from test_alem_api import _obs
 
 from compass.games.alem import skill_api as api
@@ -13,6 +14,7 @@ from compass.games.alem.names import (
     DESCEND,
     DOWN,
     LEFT,
+    NOOP,
     RIGHT,
     UP,
 )
@@ -34,8 +36,6 @@ def test_weights_are_the_leaderboards():
 
 
 def test_unknown_achievement_is_a_clear_error():
-    import pytest
-
     with pytest.raises(ValueError, match="unknown achievement 'MAKE_CAKE'"):
         api.achievement_weight("MAKE_CAKE")
 
@@ -204,3 +204,38 @@ def test_the_library_takes_the_team_down_once_armed_not_before():
     assert _run_policy(skill, view(1, 1)) == LEFT
     assert _run_policy(skill, view(1, 0)) != LEFT
     assert _run_policy(skill, view(1, 1, health=5)) != LEFT
+
+
+@needs_alem
+@pytest.mark.slow
+def test_descent_step_takes_the_real_team_down_once_the_agent_is_armed():
+    """The real game (Hard tuning seed 27, whose ladder down the warrior sees from its spawn): given
+    a wood pickaxe and sword, the warrior's ``descent_step`` walks it to the ladder and Descends, and
+    the whole team, teammates idle where they spawned, arrives on level 1 (ENTER_DUNGEON); unarmed,
+    it has nothing to do."""
+
+    from compass.games.alem.env import make_alem
+    from compass.games.alem.skill_api.knowledge import obs_data_from_view
+
+    env = make_alem("hard", max_steps=200, text=False)
+    views = env.reset(27)
+    first = obs_data_from_view(views[0])
+    assert api.nearest(first, "ladder down") is not None, "seed 27's ladder down is in view at spawn"
+    assert api.descent_step(first, from_step=0) is None  # no pickaxe, no sword
+    s = env.state
+    inv = s.inventory
+    cp = env.checkpoint()
+    cp["state"] = s.replace(
+        inventory=inv.replace(pickaxe=inv.pickaxe.at[0].set(1), sword=inv.sword.at[0].set(1))
+    )
+    env.restore(cp)
+    res = env.step([NOOP, NOOP, NOOP])
+    for _ in range(40):
+        d = obs_data_from_view(res.views[0])
+        if d.level == 1:
+            break
+        step = api.descent_step(d, from_step=0)
+        assert step is not None, f"armed at step {d.step} with the ladder known, yet no step"
+        res = env.step([step, NOOP, NOOP])
+    assert all(obs_data_from_view(v).level == 1 for v in res.views)
+    assert "ENTER_DUNGEON" in res.views[0].obs.achievements

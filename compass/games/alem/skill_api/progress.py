@@ -172,7 +172,7 @@ def descent_step(
     sleeps among level 1's orcs), or with nothing to do. Made to be called early in a policy, ahead
     of the daytime chores: on Hard tuning seeds 0-47 the armed agent that knew a ladder took its
     walk in only about half of its armed steps, the rest went to food, water and sharing, and walks
-    of 15-30 tiles ran out of morning (docs/alem.md "Down armed, second pass").
+    of 15-33 tiles ran out of morning (docs/alem.md "Down armed, second pass").
     """
     if d.energy < min_energy or not armed_for_descent(d, from_step=from_step, **armed):
         return None
