@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from alem_testlib import LADDER_DOWN, LADDER_UP
+import pytest
+from alem_testlib import LADDER_DOWN, LADDER_UP, needs_alem
 from test_alem_api import _obs
 
 from compass.games.alem import skill_api as api
@@ -11,10 +12,13 @@ from compass.games.alem.names import (
     ACHIEVEMENTS,
     ASCEND,
     DESCEND,
+    DOWN,
     LEFT,
+    NOOP,
     RIGHT,
+    UP,
 )
-from compass.games.alem.obs import Seen, Teammate
+from compass.games.alem.obs import Mob, Seen, Teammate
 from compass.games.alem.skill_api.progress import LEVEL_ENTRY_ACHIEVEMENTS
 
 
@@ -32,8 +36,6 @@ def test_weights_are_the_leaderboards():
 
 
 def test_unknown_achievement_is_a_clear_error():
-    import pytest
-
     with pytest.raises(ValueError, match="unknown achievement 'MAKE_CAKE'"):
         api.achievement_weight("MAKE_CAKE")
 
@@ -125,6 +127,42 @@ def test_armed_descent_needs_tools_health_supplies_and_daylight_not_the_team():
     assert not api.armed_for_descent(below)  # already below: descend_step / below_step decide there
 
 
+def test_descent_step_walks_to_a_known_ladder_or_seeks_one_only_when_armed_rested_and_safe():
+    """``descent_step``: armed and rested, the agent walks to the ladder down it remembers (whatever
+    its teammates do); with none known it explores from ``seek_from`` on, not with a creature near,
+    and the same observation gives the same step (traces replay)."""
+    armed = _inv(pickaxe=1, sword=1)
+    far = [Teammate(1, "miner", 40, 40, 40, 40, 80, 9.0)]
+
+    def view(step=320, inventory=armed, energy=9, ladder=True, mobs=()):
+        d = _obs(
+            ["....@..", "......."],
+            step=step,
+            inventory=inventory,
+            status={"health": 9, "food": 9, "drink": 9, "energy": energy},
+            teammates=far,
+            mobs=list(mobs),
+        )
+        if ladder:
+            d.memory.items[0, 0, 0] = LADDER_DOWN
+        return d
+
+    assert api.descent_step(view()) == LEFT  # toward the ladder at (0, 0)
+    assert api.descent_step(view(inventory=_inv(pickaxe=1))) is None  # no sword
+    assert api.descent_step(view(inventory=_inv(pickaxe=1)), sword=0) == LEFT  # armed's keywords pass on
+    assert api.descent_step(view(energy=3)) is None  # it would sleep among level 1's orcs
+    assert api.descent_step(view(step=320 + 100)) is None  # too late in the day
+    # No ladder known: explore (the remembered map is two rows; the rest is unknown) from seek_from.
+    assert api.descent_step(view(ladder=False, step=320), seek_from=900) is None
+    seek = api.descent_step(view(ladder=False, step=920), seek_from=900)
+    assert seek in (LEFT, RIGHT, UP, DOWN)
+    assert seek == api.descent_step(view(ladder=False, step=920), seek_from=900)
+    zombie = Mob(200, "zombie", "melee", 6, 1, 2, 1, 3, 5.0)
+    assert api.descent_step(view(ladder=False, step=920, mobs=[zombie]), seek_from=900) is None
+    # With a ladder known a creature in view does not stop the walk (the policy's fight block comes first).
+    assert api.descent_step(view(step=920, mobs=[zombie])) == LEFT
+
+
 def _below(row: str, step: int, up: int):
     """``row`` on level 1 with the ladder up at column ``up`` (a two-level memory)."""
     from dataclasses import replace
@@ -166,3 +204,38 @@ def test_the_library_takes_the_team_down_once_armed_not_before():
     assert _run_policy(skill, view(1, 1)) == LEFT
     assert _run_policy(skill, view(1, 0)) != LEFT
     assert _run_policy(skill, view(1, 1, health=5)) != LEFT
+
+
+@needs_alem
+@pytest.mark.slow
+def test_descent_step_takes_the_real_team_down_once_the_agent_is_armed():
+    """The real game (Hard tuning seed 27, whose ladder down the warrior sees from its spawn): given
+    a wood pickaxe and sword, the warrior's ``descent_step`` walks it to the ladder and Descends, and
+    the whole team, teammates idle where they spawned, arrives on level 1 (ENTER_DUNGEON); unarmed,
+    it has nothing to do."""
+
+    from compass.games.alem.env import make_alem
+    from compass.games.alem.skill_api.knowledge import obs_data_from_view
+
+    env = make_alem("hard", max_steps=200, text=False)
+    views = env.reset(27)
+    first = obs_data_from_view(views[0])
+    assert api.nearest(first, "ladder down") is not None, "seed 27's ladder down is in view at spawn"
+    assert api.descent_step(first, from_step=0) is None  # no pickaxe, no sword
+    s = env.state
+    inv = s.inventory
+    cp = env.checkpoint()
+    cp["state"] = s.replace(
+        inventory=inv.replace(pickaxe=inv.pickaxe.at[0].set(1), sword=inv.sword.at[0].set(1))
+    )
+    env.restore(cp)
+    res = env.step([NOOP, NOOP, NOOP])
+    for _ in range(40):
+        d = obs_data_from_view(res.views[0])
+        if d.level == 1:
+            break
+        step = api.descent_step(d, from_step=0)
+        assert step is not None, f"armed at step {d.step} with the ladder known, yet no step"
+        res = env.step([step, NOOP, NOOP])
+    assert all(obs_data_from_view(v).level == 1 for v in res.views)
+    assert "ENTER_DUNGEON" in res.views[0].obs.achievements

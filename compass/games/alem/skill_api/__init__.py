@@ -140,6 +140,7 @@ from compass.games.alem.skill_api.progress import (
     achievement_weight,
     armed_for_descent,
     craft_trip,
+    descent_step,
     missing_weight,
     visit_next_level_step,
 )
@@ -266,6 +267,7 @@ EXPORTS: tuple[str, ...] = (
     "missing_weight",
     "craft_trip",
     "armed_for_descent",
+    "descent_step",
     "visit_next_level_step",
     "standing_on",
     "FIRST_CRAFTS",
@@ -458,6 +460,7 @@ __all__ = [
     "default_action",
     "descend",
     "descend_step",
+    "descent_step",
     "dig_out",
     "dig_spot",
     "direction_to",

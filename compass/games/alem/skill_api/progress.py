@@ -12,9 +12,12 @@ index, or ``None`` when it has nothing to do, so skills chain them with ``or``.
 
 from __future__ import annotations
 
+import random
+
 from compass.games.alem.names import ACHIEVEMENT_WEIGHTS, ACHIEVEMENTS, ASCEND
 from compass.games.alem.obs import ObsData
-from compass.games.alem.skill_api.knowledge import distance, nearest, team_alive
+from compass.games.alem.skill_api.knowledge import distance, hostile_mobs, nearest, team_alive
+from compass.games.alem.skill_api.paths import explore
 from compass.games.alem.skill_api.survival import descend_step, ladder_step, time_of_day
 
 _WEIGHT = dict(zip(ACHIEVEMENTS, ACHIEVEMENT_WEIGHTS, strict=True))
@@ -149,3 +152,33 @@ def armed_for_descent(
         and d.food >= supplies
         and d.drink >= supplies
     )
+
+
+def descent_step(
+    d: ObsData,
+    from_step: int = 300,
+    seek_from: int = 900,
+    min_energy: float = 4,
+    threat_radius: int = 6,
+    **armed: float,
+) -> int | None:
+    """The whole "down armed" move as one step: walk to the known ladder down and Descend, or
+    explore for one, once :func:`armed_for_descent` holds (``armed`` passes its other keywords).
+
+    With a ladder down known: :func:`descend_step` (Descend takes every teammate along). With none
+    known, from episode step ``seek_from`` and no hostile creature within ``threat_radius``: a step
+    of frontier exploration (:func:`explore`, its tie-break drawn from the step and agent id, so a
+    trace replays). ``None`` when not armed, below ``min_energy`` (an agent that arrives tired
+    sleeps among level 1's orcs), or with nothing to do. Made to be called early in a policy, ahead
+    of the daytime chores: on Hard tuning seeds 0-47 the armed agent that knew a ladder took its
+    walk in only about half of its armed steps, the rest went to food, water and sharing, and walks
+    of 15-33 tiles ran out of morning (docs/alem.md "Down armed, second pass").
+    """
+    if d.energy < min_energy or not armed_for_descent(d, from_step=from_step, **armed):
+        return None
+    step = descend_step(d)
+    if step is not None:
+        return step
+    if d.step < seek_from or hostile_mobs(d, threat_radius) or nearest(d, "ladder down") is not None:
+        return None
+    return explore(d, random.Random(d.step * 7919 + d.agent_id))
