@@ -64,6 +64,10 @@ def test_one_shot_a_completer_that_has_the_achievement_stops_and_so_does_its_ini
     # No site known within reach of both, nothing either.
     assert api.handover_plan(_agent(1, team, sites=())) is None
     assert api.handover_plan(_agent(1, team), reach=0) is None
+    # A site out of the partner's view (5 columns, 4 rows from it) is not picked: it may not know it.
+    far = {0: (0, 4), 1: (1, 3)}
+    assert api.handover_plan(_agent(1, far), reach=12)[0].x == 1
+    assert api.handover_plan(_agent(1, far, sites=(RIGHT_SITE,)), reach=12) is None
 
 
 def test_the_step_walks_faces_starts_and_the_partner_completes():

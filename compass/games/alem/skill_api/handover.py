@@ -20,6 +20,7 @@ initiator, which cannot see its partner's achievements, is never left waiting fo
 
 from __future__ import annotations
 
+from compass.games.alem.names import VIEW_COLS, VIEW_ROWS
 from compass.games.alem.obs import CoordSite, ObsData
 from compass.games.alem.skill_api.actions import do, noop
 from compass.games.alem.skill_api.coordination import remembered_site
@@ -54,7 +55,8 @@ def handover_plan(d: ObsData, reach: int = 8) -> tuple[CoordSite, int, bool] | N
 
     The pair is :func:`harvest_pair`'s and the higher id completes. The completer (only while it
     lacks HANDOVER_COMPLETE) picks the handover site with the least summed distance to the two
-    among those within ``reach`` (Manhattan) of both, the one it already stands by first; the
+    among those within ``reach`` (Manhattan) of both and in the partner's view (9 rows x 11
+    columns around it), the one it already stands by first; the
     initiator takes only a site its partner stands next to (the completer announces the choice by
     standing there: every agent sees its teammates' coordinates)."""
     pair = harvest_pair(d)
@@ -77,11 +79,14 @@ def handover_plan(d: ObsData, reach: int = 8) -> tuple[CoordSite, int, bool] | N
     if not completer:
         by_partner = [s for s in sites if distance(there, (s.x, s.y)) == 1]
         return (by_partner[0], partner_id, False) if by_partner else None
-    if not sites:
-        return None
     by_me = [s for s in sites if distance(me, (s.x, s.y)) == 1]
     if by_me:
         return by_me[0], partner_id, True
+    # Only a site in the partner's view now, so the partner knows it is one when this agent stands
+    # there (a site it never saw would leave this agent waiting by it for nothing).
+    sites = [s for s in sites if abs(s.x - there[0]) <= VIEW_COLS // 2 and abs(s.y - there[1]) <= VIEW_ROWS // 2]
+    if not sites:
+        return None
     best = min(sites, key=lambda s: (distance(me, (s.x, s.y)) + distance(there, (s.x, s.y)), s.y, s.x))
     return best, partner_id, True
 
