@@ -20,11 +20,18 @@ initiator, which cannot see its partner's achievements, is never left waiting fo
 
 from __future__ import annotations
 
-from compass.games.alem.names import VIEW_COLS, VIEW_ROWS
+from compass.games.alem.names import MOVES, VIEW_COLS, VIEW_ROWS
 from compass.games.alem.obs import CoordSite, ObsData
 from compass.games.alem.skill_api.actions import do, noop
 from compass.games.alem.skill_api.coordination import remembered_site
-from compass.games.alem.skill_api.knowledge import RESOURCE_BLOCKS, Point, _approachable, distance, team_alive
+from compass.games.alem.skill_api.knowledge import (
+    RESOURCE_BLOCKS,
+    Point,
+    _approachable,
+    distance,
+    team_alive,
+    walkable,
+)
 from compass.games.alem.skill_api.pairs import harvest_pair
 from compass.games.alem.skill_api.paths import act_on, path_to
 
@@ -49,16 +56,18 @@ def handover_sites(d: ObsData) -> list[CoordSite]:
     return sorted(out.values(), key=lambda s: (s.y, s.x))
 
 
-def handover_plan(d: ObsData, reach: int = 8) -> tuple[CoordSite, int, bool] | None:
+def handover_plan(d: ObsData, reach: int = 8, slack: int = 3) -> tuple[CoordSite, int, bool] | None:
     """``(site, partner id, this agent completes)`` for a handover with this agent's pair partner,
     or ``None``.
 
     The pair is :func:`harvest_pair`'s and the higher id completes. The completer (only while it
     lacks HANDOVER_COMPLETE) picks the handover site with the least summed distance to the two
-    among those within ``reach`` (Manhattan) of both and in the partner's view (9 rows x 11
-    columns around it), the one it already stands by first; the
-    initiator takes only a site its partner stands next to (the completer announces the choice by
-    standing there: every agent sees its teammates' coordinates)."""
+    among those within ``reach`` (Manhattan) of the partner and ``reach + slack`` of itself and in
+    the partner's view (9 rows x 11 columns around it), the one it already stands by first; the
+    initiator takes only a site its partner stands next to, within ``reach + slack`` of itself (the
+    completer announces the choice by standing there: every agent sees its teammates'
+    coordinates). The slack keeps a site chosen while the way there first leads away from it (with
+    ``reach`` for both, an agent on Hard seed 13 stepped out of reach, turned back, and paced)."""
     pair = harvest_pair(d)
     if pair is None or d.agent_id not in pair:
         return None
@@ -72,7 +81,7 @@ def handover_plan(d: ObsData, reach: int = 8) -> tuple[CoordSite, int, bool] | N
     sites = [
         s
         for s in handover_sites(d)
-        if distance(me, (s.x, s.y)) <= reach
+        if distance(me, (s.x, s.y)) <= reach + slack
         and distance(there, (s.x, s.y)) <= reach
         and (distance(me, (s.x, s.y)) == 1 or _approachable(d, (s.x, s.y)))
     ]
@@ -109,7 +118,7 @@ def handover_step(d: ObsData, reach: int = 8) -> int | None:
     xy: Point = (site.x, site.y)
     step = path_to(d, xy)
     if step is not None:
-        return step  # walking there, or turning to face it
+        return _give_way(d, step)  # walking there, or turning to face it
     if distance(d.position, xy) != 1:
         return None  # no way there known
     if completer:
@@ -117,3 +126,20 @@ def handover_step(d: ObsData, reach: int = 8) -> int | None:
     partner = next(t for t in team_alive(d) if t.id == partner_id)
     mine_pending = any((h.x, h.y) == xy for h in d.handovers)
     return do() if distance((partner.x, partner.y), xy) == 1 and not mine_pending else noop()
+
+
+def _give_way(d: ObsData, step: int) -> int:
+    """``step``, or a noop on every other step when it moves onto a tile next to a teammate.
+
+    alem moves neither of two agents that step onto one tile together; two agents walking into
+    each other's way that way stood still for 37 steps on Hard seed 13. Waiting every other step
+    (by step and id parity) lets the other one through."""
+    vec = MOVES.get(step)
+    if vec is None:
+        return step
+    dest = (d.position[0] + vec[0], d.position[1] + vec[1])
+    if not walkable(d, dest, unknown=False):
+        return step  # a turn to face the site, not a move
+    if any(distance((t.x, t.y), dest) == 1 for t in team_alive(d)) and (d.step + d.agent_id) % 2:
+        return noop()
+    return step
