@@ -147,3 +147,19 @@ def test_a_real_handover_is_started_and_completed(alem_overworld):
     assert "HANDOVER_COMPLETE" not in res.views[0].obs.achievements  # a mining handover pays the completer only
     assert int(env.state.coordination_map[0][site]) == 0
     assert site[::-1] not in [(s.x, s.y) for s in api.handover_sites(obs_data_from_view(res.views[1]))]
+
+
+def test_walking_next_to_a_teammate_gives_way_every_other_step():
+    # The completer (1) at (7, 4) walks north to (7, 3); the initiator (0) stands at (6, 3), next to
+    # that tile, and may step onto it on the same step (alem then moves neither): on steps where
+    # step + id is odd the completer waits.
+    team = {0: (6, 3), 1: (7, 4)}
+    d = _agent(1, team)
+    d.step = 0
+    assert api.handover_step(d) == api.noop()
+    d.step = 1
+    assert api.handover_step(d) == UP
+    # With nobody next to the tile ahead it walks every step.
+    d = _agent(1, {0: (3, 3), 1: (7, 4)})
+    d.step = 0
+    assert api.handover_step(d) == UP
