@@ -72,7 +72,9 @@ def trace_step(ep: dict, ds: list) -> None:
                 else:
                     ep["picked_none"] += 1
         sync_mine = [
-            s for s in d.coord_sites if s.kind == "sync" and not s.construction and s.name in ("stone", "coal")
+            s
+            for s in d.coord_sites
+            if s.kind == "sync" and not s.construction and s.name in ("stone", "coal")
         ]
         if sync_mine:
             ep.setdefault("first_mine_sync_seen", step)

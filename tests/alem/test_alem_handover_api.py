@@ -42,7 +42,9 @@ def test_remembered_and_seen_handover_sites_count_whatever_the_pickaxe():
     ]
     # A construction handover and a sync tile are not mining handover sites.
     d.memory.coord[0, 1, 1] = 2
-    d.coord_sites.append(CoordSite("construction_site", 4, 0, 0, -3, 3, "handover", window=4, construction=True))
+    d.coord_sites.append(
+        CoordSite("construction_site", 4, 0, 0, -3, 3, "handover", window=4, construction=True)
+    )
     assert [(s.x, s.y) for s in api.handover_sites(d)] == [(7, 1)]
 
 
@@ -144,7 +146,9 @@ def test_a_real_handover_is_started_and_completed(alem_overworld):
     assert started is not None and completed is not None, (started, completed)
     assert completed - started <= 2  # the partner stood ready: completed on its next step
     assert {"HANDOVER_COMPLETE", "COORD_MINE_HANDOVER"} <= set(res.views[1].obs.achievements)
-    assert "HANDOVER_COMPLETE" not in res.views[0].obs.achievements  # a mining handover pays the completer only
+    assert (
+        "HANDOVER_COMPLETE" not in res.views[0].obs.achievements
+    )  # a mining handover pays the completer only
     assert int(env.state.coordination_map[0][site]) == 0
     assert site[::-1] not in [(s.x, s.y) for s in api.handover_sites(obs_data_from_view(res.views[1]))]
 

@@ -99,6 +99,7 @@ from compass.games.alem.skill_api.coordination import (
     team_site,
     within_leash,
 )
+from compass.games.alem.skill_api.handover import handover_plan, handover_sites, handover_step
 from compass.games.alem.skill_api.knowledge import (
     GROUND,
     RESOURCE_BLOCK,
@@ -128,7 +129,6 @@ from compass.games.alem.skill_api.knowledge import (
     teammate_ahead,
     walkable,
 )
-from compass.games.alem.skill_api.handover import handover_plan, handover_sites, handover_step
 from compass.games.alem.skill_api.pairs import (
     harvest_pair,
     pair_harvest_site,

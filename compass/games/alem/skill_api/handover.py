@@ -93,7 +93,9 @@ def handover_plan(d: ObsData, reach: int = 8, slack: int = 3) -> tuple[CoordSite
         return by_me[0], partner_id, True
     # Only a site in the partner's view now, so the partner knows it is one when this agent stands
     # there (a site it never saw would leave this agent waiting by it for nothing).
-    sites = [s for s in sites if abs(s.x - there[0]) <= VIEW_COLS // 2 and abs(s.y - there[1]) <= VIEW_ROWS // 2]
+    sites = [
+        s for s in sites if abs(s.x - there[0]) <= VIEW_COLS // 2 and abs(s.y - there[1]) <= VIEW_ROWS // 2
+    ]
     if not sites:
         return None
     best = min(sites, key=lambda s: (distance(me, (s.x, s.y)) + distance(there, (s.x, s.y)), s.y, s.x))
@@ -109,7 +111,11 @@ def handover_step(d: ObsData, reach: int = 8) -> int | None:
     pending, then Does. The caller decides when a handover is worth its steps (by day, nothing
     hostile near); the handover itself takes two steps once both stand there."""
     for h in d.handovers:
-        if h.building == "mining" and h.initiator != d.agent_id and distance(d.position, (h.x, h.y)) <= h.remaining + 1:
+        if (
+            h.building == "mining"
+            and h.initiator != d.agent_id
+            and distance(d.position, (h.x, h.y)) <= h.remaining + 1
+        ):
             return act_on(d, (h.x, h.y))
     plan = handover_plan(d, reach)
     if plan is None:

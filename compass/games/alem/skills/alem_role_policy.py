@@ -46,7 +46,7 @@ def alem_role_policy(obs: str) -> int:
     refuel_at = 1  # at this food or drink or below (a revived agent), eat/drink near or ask anyone first
     feed_keep = 5  # give a weak (revived) asking teammate food or drink while holding more than this
     handover_until = 600  # the pair seeks a mining handover before this step...
-    handover_reach = 8  # ... at a site within this many tiles (Manhattan) of both
+    handover_reach = 3  # ... at a site within this many tiles (Manhattan) of both
     d = parse_obs(obs)
     if not d.alive or d.sleeping or d.resting:
         return noop()
