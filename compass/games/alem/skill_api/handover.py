@@ -102,14 +102,15 @@ def handover_plan(d: ObsData, reach: int = 8, slack: int = 3) -> tuple[CoordSite
     return best, partner_id, True
 
 
-def handover_step(d: ObsData, reach: int = 8) -> int | None:
+def handover_step(d: ObsData, reach: int = 8, slack: int = 3) -> int | None:
     """The next action of a mining handover with the pair partner (:func:`handover_plan`), or ``None``.
 
     First, any mining handover a teammate started within reach of its window is completed (Do
     facing its tile). Otherwise both partners walk to the site and face it; the initiator Does once
     its partner stands next to the site, and the completer waits (noop) until the handover is
     pending, then Does. The caller decides when a handover is worth its steps (by day, nothing
-    hostile near); the handover itself takes two steps once both stand there."""
+    hostile near); the handover itself takes two steps once both stand there. ``reach`` and
+    ``slack`` as in :func:`handover_plan`."""
     for h in d.handovers:
         if (
             h.building == "mining"
@@ -117,7 +118,7 @@ def handover_step(d: ObsData, reach: int = 8) -> int | None:
             and distance(d.position, (h.x, h.y)) <= h.remaining + 1
         ):
             return act_on(d, (h.x, h.y))
-    plan = handover_plan(d, reach)
+    plan = handover_plan(d, reach, slack)
     if plan is None:
         return None
     site, partner_id, completer = plan
@@ -137,8 +138,9 @@ def handover_step(d: ObsData, reach: int = 8) -> int | None:
 def _give_way(d: ObsData, step: int) -> int:
     """``step``, or a noop on every other step when it moves onto a tile next to a teammate.
 
-    alem moves neither of two agents that step onto one tile together; two agents walking into
-    each other's way that way stood still for 37 steps on Hard seed 13. Waiting every other step
+    alem moves neither of two agents that step onto one tile on the same step
+    (``is_position_not_colliding_other_player``); two agents walking into each other's way that
+    way stood still for 37 steps on Hard seed 13. Waiting every other step
     (by step and id parity) lets the other one through."""
     vec = MOVES.get(step)
     if vec is None:
