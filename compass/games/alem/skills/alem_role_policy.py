@@ -2,7 +2,7 @@
 # parent: -
 # created: 2026-11-22
 # model: -
-# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from, first_visit, seek_ladder_from, revive_reach, refuel_at, feed_keep, handover_until, handover_reach
+# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from, first_visit, seek_ladder_from, revive_reach, refuel_at, feed_keep
 # subtask: Play ALEM as any role: survive, then coordinate with the team, then climb the tool ladder
 # tuned: alem:hard seeds 0,1,2,3 x 2000 steps: total_pct 5.563, return 20.017 -> total_pct 6.383, return 23.250
 def alem_role_policy(obs: str) -> int:
@@ -45,8 +45,6 @@ def alem_role_policy(obs: str) -> int:
     revive_reach = 30  # walk this far (Manhattan) to revive a downed teammate
     refuel_at = 1  # at this food or drink or below (a revived agent), eat/drink near or ask anyone first
     feed_keep = 5  # give a weak (revived) asking teammate food or drink while holding more than this
-    handover_until = 600  # the pair seeks a mining handover before this step...
-    handover_reach = 3  # ... at a site within this many tiles (Manhattan) of both
     d = parse_obs(obs)
     if not d.alive or d.sleeping or d.resting:
         return noop()
@@ -204,13 +202,6 @@ def alem_role_policy(obs: str) -> int:
             act = do() if h.building == "mining" else build(h.building)
             if h.building == "mining" or legal(act):
                 return act_on(d, (h.x, h.y), act)
-    # The mining handover, every episode (docs/alem.md "The mining handover, every episode"): the two
-    # closest agents start and complete one at a handover site near both (no tool needed; the team's
-    # score counts one), by day with nothing hostile near.
-    if d.step < handover_until and not threats:
-        step = handover_step(d, reach=handover_reach)
-        if step is not None:
-            return step
     if d.step % 200 < 130:
         site = coordination_target(d)
         if site is not None:
