@@ -21,6 +21,7 @@ The helpers live in layers, each importing only the ones above it:
 * :mod:`.structures` — the team's structures: a payer and a completer build a shelter, beacon or
   forge at a construction handover site.
 * :mod:`.pairs` — a one-shot pair harvest of a 2-agent sync site.
+* :mod:`.handover` — a mining handover on purpose: the pair starts one and completes it.
 
 :data:`EXPORTS` is the one list of names a skill sees; :func:`make_api` builds exactly those for
 one call, and the synthesis/repair prompts render their API section from it.
@@ -98,6 +99,7 @@ from compass.games.alem.skill_api.coordination import (
     team_site,
     within_leash,
 )
+from compass.games.alem.skill_api.handover import handover_plan, handover_sites, handover_step
 from compass.games.alem.skill_api.knowledge import (
     GROUND,
     RESOURCE_BLOCK,
@@ -323,6 +325,10 @@ EXPORTS: tuple[str, ...] = (
     "pair_site_pays",
     "pair_harvest_site",
     "pair_harvest_step",
+    # a mining handover on purpose: the pair starts one and completes it
+    "handover_sites",
+    "handover_plan",
+    "handover_step",
     "default_action",
     # constants
     "NOOP",
@@ -551,4 +557,7 @@ __all__ = [
     "pair_site_pays",
     "pair_harvest_site",
     "pair_harvest_step",
+    "handover_sites",
+    "handover_plan",
+    "handover_step",
 ]
