@@ -2,7 +2,7 @@
 # parent: -
 # created: 2026-11-22
 # model: -
-# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from, first_visit, seek_ladder_from, revive_reach, refuel_at, feed_keep
+# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from, first_visit, seek_ladder_from, revive_reach, refuel_at, feed_keep, opening_steps
 # subtask: Play ALEM as any role: survive, then coordinate with the team, then climb the tool ladder
 # tuned: alem:hard seeds 0,1,2,3 x 2000 steps: total_pct 5.563, return 20.017 -> total_pct 6.383, return 23.250
 def alem_role_policy(obs: str) -> int:
@@ -45,6 +45,7 @@ def alem_role_policy(obs: str) -> int:
     revive_reach = 30  # walk this far (Manhattan) to revive a downed teammate
     refuel_at = 1  # at this food or drink or below (a revived agent), eat/drink near or ask anyone first
     feed_keep = 5  # give a weak (revived) asking teammate food or drink while holding more than this
+    opening_steps = 100  # the team works the 3-agent sync sites it sees together in the episode's first steps
     d = parse_obs(obs)
     if not d.alive or d.sleeping or d.resting:
         return noop()
@@ -108,6 +109,13 @@ def alem_role_policy(obs: str) -> int:
                 return give(t.id)
             if t.request not in ("food", "drink") and inv.get(t.request, 0) >= 2:
                 return give(t.id)
+
+    # The opening (docs/alem.md "The opening: the 3-agent sites at the start"): the team spawns
+    # together with 3-agent sync sites in everyone's view; it walks to one, faces it and Does together.
+    if d.level == 0 and d.step < opening_steps:
+        step = opening_step(d)
+        if step is not None:
+            return step
 
     if threats:
         m = threats[0]
