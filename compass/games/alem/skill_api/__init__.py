@@ -95,6 +95,7 @@ from compass.games.alem.skill_api.coordination import (
     leader_position,
     nearest_on_leash,
     opening_site,
+    opening_stands,
     opening_step,
     shared_site,
     site_rewards_for,
@@ -310,6 +311,7 @@ EXPORTS: tuple[str, ...] = (
     "nearest_on_leash",
     "in_view_of",
     "opening_site",
+    "opening_stands",
     "opening_step",
     # structures (a payer starts a construction handover, a teammate completes it)
     "built_structures",
@@ -556,5 +558,6 @@ __all__ = [
     "pair_harvest_step",
     "in_view_of",
     "opening_site",
+    "opening_stands",
     "opening_step",
 ]
