@@ -352,8 +352,9 @@ def opening_site(d: ObsData) -> CoordSite | None:
     COORD_3_AGENTS_<tier> (the three unlock it on the same step, so they agree on that too). Hard
     sites (8 points) before soft ones (5), then the site most agents already stand next to (the
     choice sticks while the team walks), then the least summed distance to the team, ties by
-    (y, x). The team spawns together with such sites in view in most episodes (docs/alem.md
-    "The opening: the 3-agent sites at the start").
+    (y, x). The team spawns together, and such sites are in all three views at step 0 in about a
+    third of Hard episodes, or come into them in the first steps (docs/alem.md "The opening: the
+    3-agent sites at the start").
     """
     team = [d.position] + [(t.x, t.y) for t in team_alive(d)]
     cands = []
@@ -409,13 +410,13 @@ def opening_step(d: ObsData) -> int | None:
     """The next action of the team's opening at :func:`opening_site`, or ``None`` when there is none
     (or no way to it is known).
 
-    Walks to its tile of :func:`opening_stands` and faces the site, then waits (noop) until the whole team it
-    needs stands next to it. alem counts every Do that faces a sync tile on the same step, pickaxe
+    Walks to its tile of :func:`opening_stands` and faces the site, then waits (noop) until the
+    whole team it needs stands next to it. alem counts every Do that faces a sync tile on the same step, pickaxe
     or not: at a hard site fewer Do's fail and change nothing, so the agents Do every step once all
     are there (one still turning joins a step later); at a soft site a Do with too few agents
     succeeds alone 1 time in 10 at Hard, consuming the site without the COORD unlock, so the agents
     Do only on even steps, which gives an agent that arrived not facing it a step to turn. The
-    caller decides when the opening is worth its steps (the library: the first steps of the episode).
+    caller decides when the opening is worth its steps (the library: on the overworld by day).
     """
     site = opening_site(d)
     if site is None:
