@@ -4,9 +4,11 @@ how the team stays within a view of its leader so that everyone sees the same si
 
 from __future__ import annotations
 
-from compass.games.alem.names import BUILD_COSTS, N_AGENTS, WALKABLE_BLOCKS
+from itertools import permutations
+
+from compass.games.alem.names import BUILD_COSTS, N_AGENTS, VIEW_COLS, VIEW_ROWS, WALKABLE_BLOCKS
 from compass.games.alem.obs import CoordSite, Mob, ObsData
-from compass.games.alem.skill_api.actions import build
+from compass.games.alem.skill_api.actions import build, do, noop
 from compass.games.alem.skill_api.knowledge import (
     STEP_DIRS,
     Point,
@@ -331,3 +333,106 @@ def large_passive_target(d: ObsData, reach: int = 8) -> Mob | None:
         if sum(1 for p in team if distance(p, (m.x, m.y)) <= reach) >= need:
             return m
     return None
+
+
+# --------------------------------------------------------------------------- the opening
+def in_view_of(xy: Point, pos: Point, margin: int = 0) -> bool:
+    """Whether tile ``xy`` lies in the egocentric view of an agent standing at ``pos``
+    (VIEW_COLS x VIEW_ROWS, the agent at the centre), at least ``margin`` tiles inside its edge."""
+    return abs(xy[0] - pos[0]) <= VIEW_COLS // 2 - margin and abs(xy[1] - pos[1]) <= VIEW_ROWS // 2 - margin
+
+
+def opening_site(d: ObsData) -> CoordSite | None:
+    """The 3-agent sync site the whole team works together now, or ``None``.
+
+    A rule every agent applies to what all of them see: only sites (not construction ones) that
+    need exactly the living team (3 agents), lie in every living agent's view one tile inside its
+    edge (so their neighbours too are seen by all, and every agent lists the same candidates), have
+    at least as many walkable neighbours as agents they need, and still pay this agent its
+    COORD_3_AGENTS_<tier> (the three unlock it on the same step, so they agree on that too). Hard
+    sites (8 points) before soft ones (5), then the site most agents already stand next to (the
+    choice sticks while the team walks), then the least summed distance to the team, ties by
+    (y, x). The team spawns together, and such sites are in all three views at step 0 in about a
+    third of Hard episodes, or come into them in the first steps (docs/alem.md "The opening: the
+    3-agent sites at the start").
+    """
+    team = [d.position] + [(t.x, t.y) for t in team_alive(d)]
+    cands = []
+    for s in d.coord_sites:
+        xy = (s.x, s.y)
+        if s.kind != "sync" or s.construction or s.name in WALKABLE_BLOCKS or s.required != len(team):
+            continue
+        if s.required < 3 or f"COORD_3_AGENTS_{'SOFT' if s.soft else 'HARD'}" in d.achievements:
+            continue
+        if not all(in_view_of(xy, p, margin=1) for p in team):
+            continue
+        stands = [(s.x + dx, s.y + dy) for _, dx, dy in STEP_DIRS]
+        if sum(walkable(d, p, unknown=False) for p in stands) < s.required:
+            continue
+        cands.append(s)
+    if not cands:
+        return None
+
+    def key(s: CoordSite) -> tuple:
+        xy = (s.x, s.y)
+        by = sum(distance(p, xy) == 1 for p in team)
+        return (s.soft, -by, sum(distance(p, xy) for p in team), s.y, s.x)
+
+    return min(cands, key=key)
+
+
+def opening_stands(d: ObsData, site: CoordSite) -> dict[int, Point]:
+    """Which walkable tile next to ``site`` each living agent (by id) stands on for the opening.
+
+    The assignment with the least summed (Manhattan) distance from the agents' positions, ties by
+    the tiles' (y, x) order: every agent sees every teammate's position and (for an
+    :func:`opening_site`) the same tiles, so all compute the same one. Two agents walking to the
+    same free tile would both be refused by alem, step after step (seen on Hard seed 37)."""
+    agents = sorted([(d.agent_id, d.position)] + [(t.id, (t.x, t.y)) for t in team_alive(d)])
+    tiles = sorted(
+        (
+            (site.x + dx, site.y + dy)
+            for _, dx, dy in STEP_DIRS
+            if walkable(d, (site.x + dx, site.y + dy), unknown=False)
+        ),
+        key=lambda p: (p[1], p[0]),
+    )
+    if len(tiles) < len(agents):
+        return {}
+    best = min(
+        permutations(tiles, len(agents)),
+        key=lambda perm: (sum(distance(pos, t) for (_, pos), t in zip(agents, perm, strict=True)), perm),
+    )
+    return {a: t for (a, _), t in zip(agents, best, strict=True)}
+
+
+def opening_step(d: ObsData) -> int | None:
+    """The next action of the team's opening at :func:`opening_site`, or ``None`` when there is none
+    (or no way to it is known).
+
+    Walks to its tile of :func:`opening_stands` and faces the site, then waits (noop) until the
+    whole team it needs stands next to it. alem counts every Do that faces a sync tile on the same step, pickaxe
+    or not: at a hard site fewer Do's fail and change nothing, so the agents Do every step once all
+    are there (one still turning joins a step later); at a soft site a Do with too few agents
+    succeeds alone 1 time in 10 at Hard, consuming the site without the COORD unlock, so the agents
+    Do only on even steps, which gives an agent that arrived not facing it a step to turn. The
+    caller decides when the opening is worth its steps (the library: on the overworld by day).
+    """
+    site = opening_site(d)
+    if site is None:
+        return None
+    xy: Point = (site.x, site.y)
+    stand = opening_stands(d, site).get(d.agent_id)
+    if stand is None:
+        return None
+    if d.position != stand:
+        # A pause in turn (by id) breaks the tie when two agents step onto one tile on the way.
+        if (d.step + d.agent_id) % 6 == 0:
+            return noop()
+        return path_to(d, stand, adjacent=False)
+    step = path_to(d, xy)
+    if step is not None:
+        return step  # turning to face it
+    if agents_adjacent(d, xy) < site.required or (site.soft and d.step % 2):
+        return noop()
+    return do()
