@@ -16,7 +16,6 @@ under test), but its file name must match its function name.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -27,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from alem_dev import load_policy, play, summary, tuning_seeds  # noqa: E402
+from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary  # noqa: E402
 
 WINDOW = 130  # the library's coordination window: steps 0-129 of every 200
 
@@ -69,15 +68,11 @@ def count_step(c: Counter, ds: list, pick) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("skill_file")
-    p.add_argument("--seeds", default="0-5", help="tuning seeds (0-999): '0-23' or '0,3,5'")
-    p.add_argument("--steps", type=int, default=3000)
+    p = dev_parser(__doc__, seeds="0-5", variants=False)
     p.add_argument("--difficulty", default="hard")
     p.add_argument("--target", default="coordination_target", help="the skill API's site rule to count")
-    p.add_argument("--out", required=True)
-    a = p.parse_args(argv)
-    seeds = tuning_seeds(a.seeds)
+    a = parse_dev_args(p, argv)
+    seeds = a.seeds
 
     import compass.games.alem.skill_api as api
     from compass.games.alem.skill_api.knowledge import obs_data_from_view

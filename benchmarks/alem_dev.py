@@ -7,6 +7,7 @@ step), with hooks for what each script records per step. Tuning seeds only (docs
 
 from __future__ import annotations
 
+import argparse
 import statistics
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -25,6 +26,37 @@ def tuning_seeds(text: str) -> list[int]:
     if not seeds or any(s not in TUNING_SEEDS for s in seeds):
         raise SystemExit("--seeds: tuning seeds must lie in 0-999 (docs/alem.md 'Seed protocol')")
     return seeds
+
+
+def dev_parser(doc: str | None, seeds: str = "0-11", variants: bool = True) -> argparse.ArgumentParser:
+    """The command line every development script shares: ``LABEL=PATH`` variants (or one skill
+    file), ``--seeds`` (tuning seeds only, settled by :func:`parse_dev_args`), ``--steps``,
+    ``--out``; each script adds its own options."""
+    p = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
+    if variants:
+        p.add_argument("variants", nargs="+", help="LABEL=PATH (a skill file named as its function)")
+    else:
+        p.add_argument("skill_file", help="a skill file named as its function")
+    p.add_argument("--seeds", default=seeds, help=f"tuning seeds (0-999): {seeds} or a comma list")
+    p.add_argument("--steps", type=int, default=3000)
+    p.add_argument("--out", required=True)
+    return p
+
+
+def parse_dev_args(p: argparse.ArgumentParser, argv: list[str] | None = None) -> argparse.Namespace:
+    """``p``'s arguments, with ``seeds`` as a list of tuning seeds and ``variants`` (where the
+    parser has them) as ``(label, path)`` pairs."""
+    a = p.parse_args(argv)
+    a.seeds = tuning_seeds(a.seeds)
+    if hasattr(a, "variants"):
+        pairs = []
+        for spec in a.variants:
+            label, eq, path = spec.partition("=")
+            if not eq or not label or not path:
+                p.error(f"variant {spec!r}: expected LABEL=PATH")
+            pairs.append((label, Path(path)))
+        a.variants = pairs
+    return a
 
 
 def load_policy(path: str | Path):

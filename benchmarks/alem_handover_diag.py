@@ -11,13 +11,12 @@ the step the team first unlocked HANDOVER_COMPLETE; also the same for the mining
 (COORD_MINE_STONE_*). It also scores every episode. Episodes run batched, as ``bench_alem.py``
 plays them; tuning seeds only.
 
-    python benchmarks/alem_handover_diag.py /work/notes/base10/main/alem_role_policy.py \\
-        --seeds 0-47 --steps 3000 --out /tmp/handover/diag_main.json
+    python benchmarks/alem_handover_diag.py compass/games/alem/skills/alem_role_policy.py \\
+        --seeds 0-47 --steps 3000 --out /tmp/handover.json
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
@@ -28,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from alem_dev import load_policy, play, summary, tuning_seeds  # noqa: E402
+from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary  # noqa: E402
 
 WINDOW = 130  # the library's coordination window: steps 0-129 of every 200
 
@@ -100,14 +99,10 @@ def main(argv: list[str] | None = None) -> int:
     """Trace the handover on the given seeds and print one line per episode and a summary."""
     from compass.games.alem.skill_api.knowledge import obs_data_from_view
 
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("skill", help="skill file (its name must match its function)")
-    p.add_argument("--seeds", default="0-47")
-    p.add_argument("--steps", type=int, default=3000)
+    p = dev_parser(__doc__, seeds="0-47", variants=False)
     p.add_argument("--preset", default="rl")
-    p.add_argument("--out", default=None)
-    a = p.parse_args(argv)
-    seeds = tuning_seeds(a.seeds)
+    a = parse_dev_args(p, argv)
+    seeds = a.seeds
     eps = [
         {
             "seed": s,
@@ -127,7 +122,9 @@ def main(argv: list[str] | None = None) -> int:
         trace_step(eps[i], [obs_data_from_view(v) for v in views])
 
     t0 = time.process_time()
-    trackers = play([(load_policy(a.skill), s) for s in seeds], a.steps, preset=a.preset, on_step=on_step)
+    trackers = play(
+        [(load_policy(a.skill_file), s) for s in seeds], a.steps, preset=a.preset, on_step=on_step
+    )
     rows = [tr.score().as_dict() for tr in trackers]
     for ep, row in zip(eps, rows, strict=True):
         ep["team_total_pct"] = row["team_total_pct"]
@@ -144,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     done = [e for e in eps if e["handover"]]
     missed = [e for e in eps if not e["handover"]]
     out = {
-        "skill": a.skill,
+        "skill": a.skill_file,
         "seeds": seeds,
         "steps": a.steps,
         "summary": summary(rows),
@@ -164,8 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         "episodes": eps,
     }
     print(json.dumps({k: v for k, v in out.items() if k != "episodes"}, indent=1))
-    if a.out:
-        Path(a.out).write_text(json.dumps(out, indent=1))
+    Path(a.out).write_text(json.dumps(out, indent=1))
     return 0
 
 

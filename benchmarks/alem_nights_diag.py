@@ -14,7 +14,6 @@ starvation and dehydration, what the last 200 steps held (forager alive, request
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -25,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from alem_dev import load_policy, play, summary, tuning_seeds  # noqa: E402
+from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary  # noqa: E402
 
 HISTORY = 200  # steps of per-agent state kept for a death's report
 
@@ -81,22 +80,17 @@ def left_shelter(h: list[dict]) -> dict | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("variants", nargs="+", help="NAME=path/to/alem_role_policy.py")
-    p.add_argument("--seeds", default="0-5", help="tuning seeds (0-999): '0-23' or '0,3,5'")
-    p.add_argument("--steps", type=int, default=3000)
+    p = dev_parser(__doc__, seeds="0-5")
     p.add_argument("--difficulty", default="hard")
     p.add_argument("--preset", default="rl")
-    p.add_argument("--out", required=True)
-    a = p.parse_args(argv)
-    seeds = tuning_seeds(a.seeds)
+    a = parse_dev_args(p, argv)
+    seeds = a.seeds
 
     from compass.games.alem.names import SLEEP
     from compass.games.alem.skill_api.knowledge import obs_data_from_view
 
     policies = {}
-    for spec in a.variants:
-        name, _, file = spec.partition("=")
+    for name, file in a.variants:
         policies[name] = load_policy(file)
     jobs = [(name, seed) for name in policies for seed in seeds]
     # Per job, per agent: its last HISTORY steps, its last sleep onset, its role.

@@ -19,7 +19,6 @@ outside the ``step % 200 < 130`` window, no pickaxe (``can_mine``), nothing new 
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections import Counter
@@ -29,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from alem_dev import load_policy, play, summary, tuning_seeds  # noqa: E402
+from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary  # noqa: E402
 
 PAIR_ACHIEVEMENTS = (
     "COORD_2_AGENTS_HARD",
@@ -83,13 +82,8 @@ def why_not(d, s) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("skill_file")
-    p.add_argument("--seeds", default="0-11", help="tuning seeds (0-999)")
-    p.add_argument("--steps", type=int, default=3000)
-    p.add_argument("--out", required=True)
-    a = p.parse_args(argv)
-    seeds = tuning_seeds(a.seeds)
+    a = parse_dev_args(dev_parser(__doc__, variants=False), argv)
+    seeds = a.seeds
 
     from compass.games.alem.skill_api import DO, distance
     from compass.games.alem.skill_api.knowledge import obs_data_from_view

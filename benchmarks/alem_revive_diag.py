@@ -13,7 +13,6 @@ reach). Tuning seeds only (docs/alem.md "Seed protocol").
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
@@ -25,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from alem_dev import load_policy, play, summary, tuning_seeds  # noqa: E402
+from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary  # noqa: E402
 
 FED_WINDOW = 20  # steps after a revival in which a gain of food or drink counts as "fed"
 
@@ -120,19 +119,14 @@ def report(out: dict) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("variants", nargs="+", help="LABEL=PATH")
-    p.add_argument("--seeds", default="0-11", help="tuning seeds: 0-11 or a comma list")
-    p.add_argument("--steps", type=int, default=3000)
+    p = dev_parser(__doc__)
     p.add_argument("--reach", type=int, default=30, help="revive_reach of the policy")
-    p.add_argument("--out", required=True)
-    a = p.parse_args(argv)
-    seeds = tuning_seeds(a.seeds)
+    a = parse_dev_args(p, argv)
+    seeds = a.seeds
     result: dict = {"seeds": seeds, "steps": a.steps, "variants": {}}
-    for spec in a.variants:
-        label, _, path = spec.partition("=")
+    for label, path in a.variants:
         cpu = time.process_time()
-        out = play_variant(Path(path), seeds, a.steps, a.reach)
+        out = play_variant(path, seeds, a.steps, a.reach)
         out["summary"] = summary(out["rows"]) | report(out) | {"cpu_seconds": time.process_time() - cpu}
         result["variants"][label] = out
         print(f"[{label}] {json.dumps(out['summary'])}", flush=True)

@@ -14,7 +14,6 @@ tuning seeds one after the other, as in ``alem_variants.py``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections import Counter
@@ -24,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from alem_dev import load_policy, play, summary, tuning_seeds  # noqa: E402
+from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary  # noqa: E402
 
 # Calls that never produce the action (queries); the rest are credited when their result is it.
 QUERIES = {"parse_obs", "legal", "action", "action_name"}
@@ -134,21 +133,16 @@ def play_variant(path: Path, seeds: list[int], steps: int, window: int) -> list[
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("variants", nargs="+", help="LABEL=PATH (a skill file named as its function)")
-    p.add_argument("--seeds", default="0-11", help="tuning seeds: 0-11 or a comma list")
-    p.add_argument("--steps", type=int, default=3000)
+    p = dev_parser(__doc__)
     p.add_argument("--window", type=int, default=20, help="steps on 2-3 tiles that count as stuck")
-    p.add_argument("--out", required=True)
-    a = p.parse_args(argv)
-    seeds = tuning_seeds(a.seeds)
+    a = parse_dev_args(p, argv)
+    seeds = a.seeds
     report: dict = {"seeds": seeds, "steps": a.steps, "window": a.window, "variants": {}}
-    for spec in a.variants:
-        label, _, path = spec.partition("=")
-        rows = play_variant(Path(path).resolve(), seeds, a.steps, a.window)
+    for label, path in a.variants:
+        rows = play_variant(path.resolve(), seeds, a.steps, a.window)
         total = sum((Counter(r["stuck"]) for r in rows), Counter())
         s = summary(rows) | {"stuck": dict(total.most_common())}
-        report["variants"][label] = {"path": path, "rows": rows, "summary": s}
+        report["variants"][label] = {"path": str(path), "rows": rows, "summary": s}
         print(f"[{label}] {json.dumps(s)}", flush=True)
         for r in rows:
             print(f"[{label}]   seed {r['seed']}: {r['team_total_pct']:.2f} stuck {r['stuck']}", flush=True)

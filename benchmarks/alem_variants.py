@@ -21,7 +21,6 @@ replay would give, and several people can judge against one measured reference.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -32,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from alem_dev import load_policy, play, summary, tuning_seeds  # noqa: E402
+from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary  # noqa: E402
 
 
 def play_variant(path: Path, seeds: list[int], steps: int, preset: str) -> list[dict]:
@@ -112,27 +111,22 @@ def reference_rows(spec: str, seeds: list[int], steps: int, preset: str) -> tupl
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("variants", nargs="+", help="LABEL=PATH; the first is the reference unless --against")
+    p = dev_parser(__doc__, seeds="0-23")
     p.add_argument("--against", help="FILE or FILE:LABEL: the reference rows from an earlier report")
-    p.add_argument("--seeds", default="0-23", help="tuning seeds: 0-23 or a comma list")
-    p.add_argument("--steps", type=int, default=3000)
     p.add_argument("--preset", default="rl", choices=("rl", "harness"))
-    p.add_argument("--out", required=True)
-    a = p.parse_args(argv)
-    seeds = tuning_seeds(a.seeds)
+    a = parse_dev_args(p, argv)
+    seeds = a.seeds
     report: dict = {"seeds": seeds, "steps": a.steps, "preset": a.preset, "variants": {}}
     ref = None
     if a.against:
         label, ref = reference_rows(a.against, seeds, a.steps, a.preset)
         report["against"] = {"report": a.against, "label": label}
         print(f"[{label}] reference from {a.against}: {json.dumps(summary(ref))}", flush=True)
-    for spec in a.variants:
-        label, _, path = spec.partition("=")
+    for label, path in a.variants:
         cpu = time.process_time()
-        rows = play_variant(Path(path), seeds, a.steps, a.preset)
+        rows = play_variant(path, seeds, a.steps, a.preset)
         s = summary(rows) | {"cpu_seconds": time.process_time() - cpu}
-        report["variants"][label] = {"path": path, "rows": rows, "summary": s}
+        report["variants"][label] = {"path": str(path), "rows": rows, "summary": s}
         print(f"[{label}] {json.dumps(s)}", flush=True)
         if ref is None:
             ref = rows

@@ -68,3 +68,22 @@ def test_against_refuses_a_report_on_other_seeds_or_steps(reference_rows, tmp_pa
         reference_rows(str(path), [392, 393], 2000, "rl")
     with pytest.raises(SystemExit, match="no variant 'v9'"):
         reference_rows(f"{path}:v9", [392, 393], 3000, "rl")
+
+
+def test_the_dev_scripts_refuse_a_variant_without_a_label_and_evaluation_seeds(monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(BENCH))
+    from alem_dev import dev_parser, parse_dev_args
+
+    a = parse_dev_args(
+        dev_parser("x"), ["main=/tmp/a/p.py", "v1=/tmp/b/p.py", "--seeds", "0-2,7", "--out", "o"]
+    )
+    assert a.seeds == [0, 1, 2, 7]
+    assert [(label, str(path)) for label, path in a.variants] == [
+        ("main", "/tmp/a/p.py"),
+        ("v1", "/tmp/b/p.py"),
+    ]
+    with pytest.raises(SystemExit):
+        parse_dev_args(dev_parser("x"), ["/tmp/a/p.py", "--out", "o"])
+    assert "expected LABEL=PATH" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="tuning seeds"):
+        parse_dev_args(dev_parser("x", variants=False), ["p.py", "--seeds", "1000", "--out", "o"])
