@@ -2,7 +2,7 @@
 # parent: -
 # created: 2026-11-22
 # model: -
-# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from, first_visit, seek_ladder_from, revive_reach, refuel_at, feed_keep, mine_sync_reach
+# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from, first_visit, seek_ladder_from, revive_reach, refuel_at, feed_keep
 # subtask: Play ALEM as any role: survive, then coordinate with the team, then climb the tool ladder
 # tuned: alem:hard seeds 0,1,2,3 x 2000 steps: total_pct 5.563, return 20.017 -> total_pct 6.383, return 23.250
 def alem_role_policy(obs: str) -> int:
@@ -46,7 +46,6 @@ def alem_role_policy(obs: str) -> int:
     revive_reach = 30  # walk this far (Manhattan) to revive a downed teammate
     refuel_at = 1  # at this food or drink or below (a revived agent), eat/drink near or ask anyone first
     feed_keep = 5  # give a weak (revived) asking teammate food or drink while holding more than this
-    mine_sync_reach = 4  # helpers walk this far (Manhattan) to a stone/coal sync site the miner mines (it 2 more)
     d = parse_obs(obs)
     if not d.alive or d.sleeping or d.resting:
         return noop()
@@ -116,14 +115,6 @@ def alem_role_policy(obs: str) -> int:
     # its own tile, face it and Do together. Kept: +1.38 team Total % [+0.58, +2.18] on Hard 488-583.
     if d.level == 0 and not (shelter_time(d, dusk, dawn) or d.light < 0.35):
         step = opening_step(d)
-        if step is not None:
-            return step
-
-    # The mining sync sites (docs/alem.md "The mining sync sites"): by day, nothing hostile near, the
-    # miner with a pickaxe stands by a stone/coal sync site its teammates see and mines it while the
-    # helpers it needs Do on it (COORD_MINE_<ORE>_*, 3 points each).
-    if d.level == 0 and not threats and not (shelter_time(d, dusk, dawn) or d.light < 0.35):
-        step = mine_sync_step(d, reach=mine_sync_reach)
         if step is not None:
             return step
 
