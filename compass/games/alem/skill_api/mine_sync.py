@@ -69,8 +69,8 @@ def mine_sync_site(d: ObsData, reach: int = 4, slack: int = 2) -> tuple[CoordSit
     The miner (role "miner") picks, among the stone/coal/iron sync sites it sees whose block its
     pickaxe mines and whose COORD_MINE_<ORE>_<tier> it lacks, needing no more agents than are
     alive and within ``reach + slack`` (Manhattan) of itself, the ones whose helpers
-    (:func:`mine_sync_helpers`) are all within ``reach`` of the site and see it: the one it stands next to first (the choice sticks), then the nearest,
-    ties by (y, x). A helper takes a mining sync site it sees with the miner standing next to it
+    (:func:`mine_sync_helpers`) are all within ``reach`` of the site and see it: the one it stands
+    next to first (the choice sticks), then the nearest, ties by (y, x). A helper takes a mining sync site it sees with the miner standing next to it
     and itself among that site's helpers within ``reach`` (the miner announces its choice by
     standing there); it cannot see the miner's pickaxe, and the miner stands there only to mine."""
     miner = _miner(d)
@@ -109,8 +109,8 @@ def mine_sync_step(d: ObsData, reach: int = 4, slack: int = 2) -> int | None:
     The miner walks next to the site and faces it; a helper walks to the free tile next to it
     nearest itself and faces it. Once the miner and all the helpers stand next to the site, all Do
     every step (a pair on a soft 3-agent site needs about ten Do's: each succeeds 1 time in 10);
-    otherwise they wait (noop). The miner never Does alone: on a soft 3-agent site a lone success mines the block
-    without the unlock. The caller decides when it is worth its steps (the library: by day on the
+    otherwise they wait (noop). The miner never Does alone: on a soft 3-agent site a lone success
+    mines the block without the unlock. The caller decides when it is worth its steps (the library: by day on the
     overworld, nothing hostile near). ``reach`` and ``slack`` as in :func:`mine_sync_site`."""
     got = mine_sync_site(d, reach, slack)
     if got is None:
