@@ -22,6 +22,7 @@ The helpers live in layers, each importing only the ones above it:
   forge at a construction handover site.
 * :mod:`.pairs` — a one-shot pair harvest of a 2-agent sync site.
 * :mod:`.handover` — a mining handover on purpose: the pair starts one and completes it.
+* :mod:`.mine_sync` — the mining sync sites: the miner mines while teammates Do on the tile.
 
 :data:`EXPORTS` is the one list of names a skill sees; :func:`make_api` builds exactly those for
 one call, and the synthesis/repair prompts render their API section from it.
@@ -132,6 +133,13 @@ from compass.games.alem.skill_api.knowledge import (
     team_center,
     teammate_ahead,
     walkable,
+)
+from compass.games.alem.skill_api.mine_sync import (
+    mine_sync_helpers,
+    mine_sync_need,
+    mine_sync_site,
+    mine_sync_step,
+    mine_sync_unlock,
 )
 from compass.games.alem.skill_api.pairs import (
     harvest_pair,
@@ -337,6 +345,12 @@ EXPORTS: tuple[str, ...] = (
     "handover_sites",
     "handover_plan",
     "handover_step",
+    # the mining sync sites: the miner mines while teammates Do on the tile
+    "mine_sync_need",
+    "mine_sync_unlock",
+    "mine_sync_helpers",
+    "mine_sync_site",
+    "mine_sync_step",
     "default_action",
     # constants
     "NOOP",
@@ -572,4 +586,9 @@ __all__ = [
     "opening_site",
     "opening_stands",
     "opening_step",
+    "mine_sync_need",
+    "mine_sync_unlock",
+    "mine_sync_helpers",
+    "mine_sync_site",
+    "mine_sync_step",
 ]
