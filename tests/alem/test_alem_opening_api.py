@@ -142,7 +142,9 @@ def _place_around(alem_overworld, soft: bool, required: int = 3, done: tuple[str
         if len(free) >= 3:
             break
     else:
-        raise AssertionError(f"seed {seed}'s overworld has a required-{required} {soft=} sync tile with room around it")
+        raise AssertionError(
+            f"seed {seed}'s overworld has a required-{required} {soft=} sync tile with room around it"
+        )
     starts = [(2 * a - int(r), 2 * b - int(c)) for a, b in free[:3]]
     edits = {"player_position": jnp.asarray(starts, dtype=st.player_position.dtype)}
     ach = st.achievements
