@@ -113,49 +113,57 @@ def test_a_soft_site_is_done_only_on_even_steps():
         assert api.opening_step(d) == want
 
 
+def _place_around(alem_overworld, soft: bool, required: int = 3, done: tuple[str, ...] = (), seed: int = 0):
+    """Overworld ``seed`` (Hard) with the three agents two tiles from a sync tile needing ``required``
+    agents (``soft`` or hard), with room for all three around it, and ``done`` already unlocked by
+    all (so the team does not pick a dearer site first). Returns the env and the tile (row, col)."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from alem.alem_coop.constants import Achievement
+
+    env = alem_overworld(60, text=False)
+    env.reset(seed)
+    cp = env.checkpoint()
+    st = cp["state"]
+    grass = np.asarray(st.map[0]) == BLOCK_ID["grass"]
+    coord = np.asarray(st.coordination_map[0])
+    mask = np.asarray(st.soft_coordination_mask[0])
+    block = np.asarray(st.map[0]) != BLOCK_ID["construction_site"]  # a block to Do on, not a build
+    for r, c in np.argwhere((coord == required) & (mask == soft) & block):
+        free = [
+            (r + dr, c + dc)
+            for dr, dc in ((0, -1), (0, 1), (-1, 0), (1, 0))
+            if 1 <= r + 2 * dr < grass.shape[0] - 1
+            and 1 <= c + 2 * dc < grass.shape[1] - 1
+            and grass[r + dr, c + dc]
+            and grass[r + 2 * dr, c + 2 * dc]
+        ]
+        if len(free) >= 3:
+            break
+    else:
+        raise AssertionError(
+            f"seed {seed}'s overworld has a required-{required} {soft=} sync tile with room around it"
+        )
+    starts = [(2 * a - int(r), 2 * b - int(c)) for a, b in free[:3]]
+    edits = {"player_position": jnp.asarray(starts, dtype=st.player_position.dtype)}
+    ach = st.achievements
+    for name in done:
+        ach = ach.at[:, Achievement[name].value].set(True)
+    st = st.replace(**edits, achievements=ach)
+    env.restore(cp | {"state": st, "np": jax.tree_util.tree_map(np.asarray, st)})
+    return env, (int(r), int(c))
+
+
 def test_a_real_team_unlocks_both_three_agent_achievements_together(alem_overworld):
     """The real game (the overworld at Hard): the three agents stand two tiles from a required-3
     hard sync tile, follow ``opening_step`` and unlock COORD_3_AGENTS_HARD on the same step; then
     the same beside a soft one for COORD_3_AGENTS_SOFT."""
-    import jax
-    import jax.numpy as jnp
-    import numpy as np
-
     from compass.games.alem.skill_api.knowledge import obs_data_from_view
 
-    def place_around(soft: bool):
-        env = alem_overworld(60, text=False)
-        env.reset(0)
-        cp = env.checkpoint()
-        st = cp["state"]
-        grass = np.asarray(st.map[0]) == BLOCK_ID["grass"]
-        coord = np.asarray(st.coordination_map[0])
-        mask = np.asarray(st.soft_coordination_mask[0])
-        for r, c in np.argwhere((coord == 3) & (mask == soft)):
-            free = [
-                (r + dr, c + dc)
-                for dr, dc in ((0, -1), (0, 1), (-1, 0), (1, 0))
-                if 1 <= r + 2 * dr < grass.shape[0] - 1
-                and 1 <= c + 2 * dc < grass.shape[1] - 1
-                and grass[r + dr, c + dc]
-                and grass[r + 2 * dr, c + 2 * dc]
-            ]
-            if len(free) >= 3:
-                break
-        else:
-            raise AssertionError(f"seed 0's overworld has a required-3 {soft=} sync tile with room around it")
-        starts = [(2 * a - int(r), 2 * b - int(c)) for a, b in free[:3]]
-        edits = {"player_position": jnp.asarray(starts, dtype=st.player_position.dtype)}
-        if soft:  # the hard one done already, else the team would pick a hard site first
-            from alem.alem_coop.constants import Achievement
-
-            edits["achievements"] = st.achievements.at[:, Achievement.COORD_3_AGENTS_HARD.value].set(True)
-        st = st.replace(**edits)
-        env.restore(cp | {"state": st, "np": jax.tree_util.tree_map(np.asarray, st)})
-        return env, (int(r), int(c))
-
     for soft, name in ((False, "COORD_3_AGENTS_HARD"), (True, "COORD_3_AGENTS_SOFT")):
-        env, site = place_around(soft)
+        # For the soft one the hard one is done already, else the team would pick a hard site first.
+        env, site = _place_around(alem_overworld, soft, done=("COORD_3_AGENTS_HARD",) if soft else ())
         res = env.step([NOOP] * 3)
         unlocked: dict[int, int] = {}
         for _ in range(16):
@@ -168,3 +176,78 @@ def test_a_real_team_unlocks_both_three_agent_achievements_together(alem_overwor
             if len(unlocked) == 3:
                 break
         assert set(unlocked) == {0, 1, 2} and len(set(unlocked.values())) == 1, (name, unlocked)
+
+
+# --------------------------------------------------------------------------- second pass: 2-agent sites
+PAIR_HARD = (5, 2)  # a hard 2-agent stone site between the two 3-agent ones of FIELD
+
+
+def _with_pair_site(d, xy=PAIR_HARD, soft=False):
+    """``d`` with a 2-agent sync site at ``xy`` in view as well."""
+    dx, dy = xy[0] - d.position[0], xy[1] - d.position[1]
+    d.coord_sites.append(CoordSite("stone", *xy, dx, dy, abs(dx) + abs(dy), "sync", required=2, soft=soft))
+    return d
+
+
+def test_two_agent_sites_only_when_asked_and_after_the_dearer_ones():
+    three = {"COORD_3_AGENTS_HARD", "COORD_3_AGENTS_SOFT"}
+    # By default the opening keeps to 3-agent sites, as before.
+    assert _site(_with_pair_site(_agent(0, have=three))) is None
+    pair = (2, 3)
+    # Asked for, a hard 2-agent site (5 points) comes after the hard 3-agent one (8) and the soft
+    # one (5, more agents first), and every agent names it.
+    pick = [api.opening_site(_with_pair_site(_agent(i)), pair) for i in TEAM]
+    assert {(s.x, s.y) for s in pick} == {HARD}
+    pick = [api.opening_site(_with_pair_site(_agent(i, have=three)), pair) for i in TEAM]
+    assert {(s.x, s.y) for s in pick} == {PAIR_HARD}
+    # Once the team has COORD_2_AGENTS_HARD, a hard 2-agent site pays nothing more.
+    assert api.opening_site(_with_pair_site(_agent(0, have=three | {"COORD_2_AGENTS_HARD"})), pair) is None
+    # With one agent dead, the two left still work the 2-agent site, not the 3-agent ones.
+    d = _with_pair_site(_agent(0, dead=(2,)))
+    assert (api.opening_site(d, pair).x, api.opening_site(d, pair).y) == PAIR_HARD
+    assert api.opening_site(_agent(0, dead=(2,)), pair) is None
+
+
+def test_the_whole_team_goes_to_a_two_agent_site_and_does_once_two_are_by_it():
+    three = {"COORD_3_AGENTS_HARD", "COORD_3_AGENTS_SOFT"}
+    pair = (2, 3)
+    d = _with_pair_site(_agent(0, have=three))
+    stands = api.opening_stands(d, api.opening_site(d, pair))
+    assert sorted(stands) == [0, 1, 2] and len(set(stands.values())) == 3
+    # Two agents by the hard 2-agent site, facing it, the third still away: they Do (alem needs 2).
+    two = dict(TEAM) | {0: stands[0], 1: stands[1]}
+    for me in (0, 1):
+        d = _with_pair_site(_agent(me, two, have=three))
+        d.facing_xy = PAIR_HARD
+        assert api.opening_step(d, pair) == api.do()
+    # One agent alone by it waits.
+    d = _with_pair_site(_agent(0, dict(TEAM) | {0: stands[0]}, have=three))
+    d.facing_xy = PAIR_HARD
+    assert api.opening_step(d, pair) == NOOP
+
+
+def test_a_real_team_unlocks_both_two_agent_achievements_together(alem_overworld):
+    """The real game (the overworld at Hard): with the 3-agent achievements done, the three agents
+    stand two tiles from a required-2 hard sync tile (seed 1's overworld: 2-agent sites are rare,
+    5-20 on a Hard overworld against about 100 3-agent ones), follow ``opening_step(d, (2, 3))`` and unlock
+    COORD_2_AGENTS_HARD, those that do on the same step (at least two); then beside a soft one (the same
+    overworld) for COORD_2_AGENTS_SOFT."""
+    from compass.games.alem.skill_api.knowledge import obs_data_from_view
+
+    three = ("COORD_3_AGENTS_HARD", "COORD_3_AGENTS_SOFT")
+    for soft, name, seed in ((False, "COORD_2_AGENTS_HARD", 1), (True, "COORD_2_AGENTS_SOFT", 1)):
+        done = three + (("COORD_2_AGENTS_HARD",) if soft else ())
+        env, site = _place_around(alem_overworld, soft, required=2, done=done, seed=seed)
+        res = env.step([NOOP] * 3)
+        unlocked: dict[int, int] = {}
+        for _ in range(20):
+            ds = [obs_data_from_view(v) for v in res.views]
+            picks = {(s.x, s.y) for s in (api.opening_site(d, (2, 3)) for d in ds) if s is not None}
+            assert len(picks) == 1, picks  # all three agree on one site
+            res = env.step([api.opening_step(d, (2, 3)) for d in ds])
+            for i, v in enumerate(res.views):
+                if name in v.obs.achievements and i not in unlocked:
+                    unlocked[i] = v.obs.step
+            if unlocked:
+                break
+        assert len(unlocked) >= 2 and len(set(unlocked.values())) == 1, (name, unlocked)

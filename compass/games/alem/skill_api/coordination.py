@@ -342,8 +342,19 @@ def in_view_of(xy: Point, pos: Point, margin: int = 0) -> bool:
     return abs(xy[0] - pos[0]) <= VIEW_COLS // 2 - margin and abs(xy[1] - pos[1]) <= VIEW_ROWS // 2 - margin
 
 
-def opening_site(d: ObsData) -> CoordSite | None:
-    """The 3-agent sync site the whole team works together now, or ``None``.
+# What each sync site kind pays the team (docs/alem.md "Metrics": COORD_<n>_AGENTS_<tier>'s weight),
+# keyed by (agents required, capped at 3; soft): the opening works the dearest first.
+OPENING_POINTS = {(3, False): 8, (3, True): 5, (2, False): 5, (2, True): 3}
+
+
+def opening_site(d: ObsData, sizes: tuple[int, ...] = (3,)) -> CoordSite | None:
+    """The sync site the whole team works together now, or ``None``.
+
+    ``sizes``: the requirements worked (``(3,)``: 3-agent sites only; ``(2, 3)``: also 2-agent
+    ones, which the whole team works as well: alem counts every Do facing the tile, so three agents
+    meet a requirement of 2 and all three unlock COORD_2_AGENTS_<tier>; docs/alem.md "The opening,
+    second pass: the 2-agent sites"). A site needing more agents than are alive is skipped; a
+    2-agent site is ranked after the 3-agent ones worth as much (by ``OPENING_POINTS``).
 
     A rule every agent applies to what all of them see: only sites (not construction ones) that
     need exactly the living team (3 agents), lie in every living agent's view one tile inside its
@@ -360,14 +371,17 @@ def opening_site(d: ObsData) -> CoordSite | None:
     cands = []
     for s in d.coord_sites:
         xy = (s.x, s.y)
-        if s.kind != "sync" or s.construction or s.name in WALKABLE_BLOCKS or s.required != len(team):
+        if s.kind != "sync" or s.construction or s.name in WALKABLE_BLOCKS:
             continue
-        if s.required < 3 or f"COORD_3_AGENTS_{'SOFT' if s.soft else 'HARD'}" in d.achievements:
+        if s.required not in sizes or s.required > len(team) or s.required < 2:
+            continue
+        if f"COORD_{min(s.required, 3)}_AGENTS_{'SOFT' if s.soft else 'HARD'}" in d.achievements:
             continue
         if not all(in_view_of(xy, p, margin=1) for p in team):
             continue
+        # A tile for every living agent (opening_stands gives each its own).
         stands = [(s.x + dx, s.y + dy) for _, dx, dy in STEP_DIRS]
-        if sum(walkable(d, p, unknown=False) for p in stands) < s.required:
+        if sum(walkable(d, p, unknown=False) for p in stands) < len(team):
             continue
         cands.append(s)
     if not cands:
@@ -376,7 +390,8 @@ def opening_site(d: ObsData) -> CoordSite | None:
     def key(s: CoordSite) -> tuple:
         xy = (s.x, s.y)
         by = sum(distance(p, xy) == 1 for p in team)
-        return (s.soft, -by, sum(distance(p, xy) for p in team), s.y, s.x)
+        pts = OPENING_POINTS[(min(s.required, 3), s.soft)]
+        return (-pts, -s.required, -by, sum(distance(p, xy) for p in team), s.y, s.x)
 
     return min(cands, key=key)
 
@@ -406,9 +421,9 @@ def opening_stands(d: ObsData, site: CoordSite) -> dict[int, Point]:
     return {a: t for (a, _), t in zip(agents, best, strict=True)}
 
 
-def opening_step(d: ObsData) -> int | None:
-    """The next action of the team's opening at :func:`opening_site`, or ``None`` when there is none
-    (or no way to it is known).
+def opening_step(d: ObsData, sizes: tuple[int, ...] = (3,)) -> int | None:
+    """The next action of the team's opening at :func:`opening_site` (``sizes`` as there), or
+    ``None`` when there is none (or no way to it is known).
 
     Walks to its tile of :func:`opening_stands` and faces the site, then waits (noop) until the
     whole team it needs stands next to it. alem counts every Do that faces a sync tile on the same step, pickaxe
@@ -418,7 +433,7 @@ def opening_step(d: ObsData) -> int | None:
     Do only on even steps, which gives an agent that arrived not facing it a step to turn. The
     caller decides when the opening is worth its steps (the library: on the overworld by day).
     """
-    site = opening_site(d)
+    site = opening_site(d, sizes)
     if site is None:
         return None
     xy: Point = (site.x, site.y)
