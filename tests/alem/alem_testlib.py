@@ -36,3 +36,26 @@ def run_skill(compiled, view: AgentView, executor=None):
 
     executor = executor or SkillExecutor("compass.games.alem.skill_api", seed=0)
     return executor.run(compiled, view)
+
+
+def site_with_room(grass, candidates, n: int):
+    """The first tile of the boolean map ``candidates`` with ``n`` grass neighbours that each have a
+    second grass tile beyond them (where an agent starts, two tiles out, to walk in and face it):
+    ``((row, col), [neighbour, ...], [start, ...])``, or None. Real-env coordination tests place
+    their agents with it."""
+    import numpy as np
+
+    rows, cols = grass.shape
+    for r, c in np.argwhere(candidates):
+        free = [
+            (int(r + dr), int(c + dc))
+            for dr, dc in ((0, -1), (0, 1), (-1, 0), (1, 0))
+            if 1 <= r + 2 * dr < rows - 1
+            and 1 <= c + 2 * dc < cols - 1
+            and grass[r + dr, c + dc]
+            and grass[r + 2 * dr, c + 2 * dc]
+        ]
+        if len(free) >= n:
+            stands = free[:n]
+            return (int(r), int(c)), stands, [(2 * a - int(r), 2 * b - int(c)) for a, b in stands]
+    return None

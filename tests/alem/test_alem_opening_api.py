@@ -3,6 +3,7 @@ issue 23, item 2)."""
 
 from __future__ import annotations
 
+from alem_testlib import site_with_room
 from test_alem_api import _obs
 
 from compass.games.alem import skill_api as api
@@ -130,22 +131,11 @@ def _place_around(alem_overworld, soft: bool, required: int = 3, done: tuple[str
     coord = np.asarray(st.coordination_map[0])
     mask = np.asarray(st.soft_coordination_mask[0])
     block = np.asarray(st.map[0]) != BLOCK_ID["construction_site"]  # a block to Do on, not a build
-    for r, c in np.argwhere((coord == required) & (mask == soft) & block):
-        free = [
-            (r + dr, c + dc)
-            for dr, dc in ((0, -1), (0, 1), (-1, 0), (1, 0))
-            if 1 <= r + 2 * dr < grass.shape[0] - 1
-            and 1 <= c + 2 * dc < grass.shape[1] - 1
-            and grass[r + dr, c + dc]
-            and grass[r + 2 * dr, c + 2 * dc]
-        ]
-        if len(free) >= 3:
-            break
-    else:
-        raise AssertionError(
-            f"seed {seed}'s overworld has a required-{required} {soft=} sync tile with room around it"
-        )
-    starts = [(2 * a - int(r), 2 * b - int(c)) for a, b in free[:3]]
+    found = site_with_room(grass, (coord == required) & (mask == soft) & block, 3)
+    assert found is not None, (
+        f"seed {seed}'s overworld has a required-{required} {soft=} sync tile with room around it"
+    )
+    (r, c), _, starts = found
     edits = {"player_position": jnp.asarray(starts, dtype=st.player_position.dtype)}
     ach = st.achievements
     for name in done:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from alem_testlib import site_with_room
 from test_alem_api import _obs
 
 from compass.games.alem import skill_api as api
@@ -127,22 +128,9 @@ def test_a_real_pair_unlocks_the_two_agent_achievements_together(alem_overworld)
     st = cp["state"]
     grass = np.asarray(st.map[0]) == BLOCK_ID["grass"]
     coord = np.asarray(st.coordination_map[0])
-    site = stands = None
-    for r, c in np.argwhere(coord == 2):
-        # Two grass tiles beside the site, and a third one beyond each (where the agents start).
-        free = [
-            (r + dr, c + dc)
-            for dr, dc in ((0, -1), (0, 1), (-1, 0), (1, 0))
-            if 1 <= r + 2 * dr < grass.shape[0] - 1
-            and 1 <= c + 2 * dc < grass.shape[1] - 1
-            and grass[r + dr, c + dc]
-            and grass[r + 2 * dr, c + 2 * dc]
-        ]
-        if len(free) >= 2:
-            site, stands = (int(r), int(c)), free[:2]
-            break
-    assert site is not None, "seed 0's overworld has a required-2 sync tile with room beside it"
-    starts = [(2 * a - site[0], 2 * b - site[1]) for a, b in stands]
+    found = site_with_room(grass, coord == 2, 2)  # two agents start two tiles out, walk in, face it
+    assert found is not None, "seed 0's overworld has a required-2 sync tile with room beside it"
+    site, _, starts = found
     far = next((int(r), int(c)) for r, c in np.argwhere(grass) if abs(r - site[0]) + abs(c - site[1]) > 20)
     st = st.replace(
         player_position=jnp.asarray([starts[0], starts[1], far], dtype=st.player_position.dtype),
