@@ -59,3 +59,29 @@ def site_with_room(grass, candidates, n: int):
             stands = free[:n]
             return (int(r), int(c)), stands, [(2 * a - int(r), 2 * b - int(c)) for a, b in stands]
     return None
+
+
+def place_pair(env, candidates, pickaxe: int, what: str):
+    """On ``env`` reset to seed 0: agents 0 and 1 two tiles out from the first tile of
+    ``candidates(state)`` with room for two (:func:`site_with_room`), agent 2 over 20 tiles away,
+    every agent's pickaxe set to ``pickaxe``; one Noop step. Returns ``(site, step result)``."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    from compass.games.alem.names import BLOCK_ID, NOOP
+
+    env.reset(0)
+    cp = env.checkpoint()
+    st = cp["state"]
+    grass = np.asarray(st.map[0]) == BLOCK_ID["grass"]
+    found = site_with_room(grass, candidates(st), 2)
+    assert found is not None, f"seed 0's overworld has {what} with room beside it"
+    site, _, starts = found
+    far = next((int(r), int(c)) for r, c in np.argwhere(grass) if abs(r - site[0]) + abs(c - site[1]) > 20)
+    st = st.replace(
+        player_position=jnp.asarray([starts[0], starts[1], far], dtype=st.player_position.dtype),
+        inventory=st.inventory.replace(pickaxe=st.inventory.pickaxe.at[:].set(pickaxe)),
+    )
+    env.restore(cp | {"state": st, "np": jax.tree_util.tree_map(np.asarray, st)})
+    return site, env.step([NOOP, NOOP, NOOP])

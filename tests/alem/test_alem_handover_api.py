@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from alem_testlib import site_with_room
+from alem_testlib import place_pair
 from test_alem_api import _obs
 
 from compass.games.alem import skill_api as api
@@ -98,30 +98,20 @@ def test_a_real_handover_is_started_and_completed(alem_overworld):
     site, without pickaxes, agent 2 far off; both follow ``handover_step``: agent 0 starts the
     handover, agent 1 completes it within its window and unlocks HANDOVER_COMPLETE and
     COORD_MINE_HANDOVER, and the tile stops being a coordination site."""
-    import jax
-    import jax.numpy as jnp
     import numpy as np
 
     from compass.games.alem.names import NOOP
     from compass.games.alem.skill_api.knowledge import obs_data_from_view
 
     env = alem_overworld(60, text=False)
-    env.reset(0)
-    cp = env.checkpoint()
-    st = cp["state"]
-    grass = np.asarray(st.map[0]) == BLOCK_ID["grass"]
-    coord = np.asarray(st.coordination_map[0])
-    blocks = np.asarray(st.map[0])
-    found = site_with_room(grass, (coord < 0) & np.isin(blocks, [BLOCK_ID["tree"], BLOCK_ID["stone"]]), 2)
-    assert found is not None, "seed 0's overworld has a mining handover tile with room beside it"
-    site, _, starts = found
-    far = next((int(r), int(c)) for r, c in np.argwhere(grass) if abs(r - site[0]) + abs(c - site[1]) > 20)
-    st = st.replace(
-        player_position=jnp.asarray([starts[0], starts[1], far], dtype=st.player_position.dtype),
-        inventory=st.inventory.replace(pickaxe=st.inventory.pickaxe.at[:].set(0)),
-    )
-    env.restore(cp | {"state": st, "np": jax.tree_util.tree_map(np.asarray, st)})
-    res = env.step([NOOP, NOOP, NOOP])
+
+    def handover_tiles(st):
+        blocks = np.asarray(st.map[0])
+        return (np.asarray(st.coordination_map[0]) < 0) & np.isin(
+            blocks, [BLOCK_ID["tree"], BLOCK_ID["stone"]]
+        )
+
+    site, res = place_pair(env, handover_tiles, pickaxe=0, what="a mining handover tile")
     started = completed = None
     for _ in range(16):
         ds = [obs_data_from_view(v) for v in res.views]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from alem_testlib import site_with_room
+from alem_testlib import place_pair
 from test_alem_api import _obs
 
 from compass.games.alem import skill_api as api
-from compass.games.alem.names import BLOCK_ID, RIGHT, UP
+from compass.games.alem.names import RIGHT, UP
 from compass.games.alem.obs import CoordSite, Teammate
 
 # A 9x5 field: '#' stone. Two stone tiles carry a 2-agent requirement in the agents' memories.
@@ -115,29 +115,15 @@ def test_a_real_pair_unlocks_the_two_agent_achievements_together(alem_overworld)
     """The real game (the overworld at Hard): agents 0 and 1 stand two tiles from a required-2
     sync tile, agent 2 far off; both follow ``pair_harvest_step`` and unlock COORD_2_AGENTS_*
     on the same step, mining the site."""
-    import jax
-    import jax.numpy as jnp
     import numpy as np
 
     from compass.games.alem.names import NOOP
     from compass.games.alem.skill_api.knowledge import obs_data_from_view
 
     env = alem_overworld(60, text=False)
-    env.reset(0)
-    cp = env.checkpoint()
-    st = cp["state"]
-    grass = np.asarray(st.map[0]) == BLOCK_ID["grass"]
-    coord = np.asarray(st.coordination_map[0])
-    found = site_with_room(grass, coord == 2, 2)  # two agents start two tiles out, walk in, face it
-    assert found is not None, "seed 0's overworld has a required-2 sync tile with room beside it"
-    site, _, starts = found
-    far = next((int(r), int(c)) for r, c in np.argwhere(grass) if abs(r - site[0]) + abs(c - site[1]) > 20)
-    st = st.replace(
-        player_position=jnp.asarray([starts[0], starts[1], far], dtype=st.player_position.dtype),
-        inventory=st.inventory.replace(pickaxe=st.inventory.pickaxe.at[:].set(1)),
+    site, res = place_pair(
+        env, lambda st: np.asarray(st.coordination_map[0]) == 2, pickaxe=1, what="a required-2 sync tile"
     )
-    env.restore(cp | {"state": st, "np": jax.tree_util.tree_map(np.asarray, st)})
-    res = env.step([NOOP, NOOP, NOOP])
     unlocked: dict[int, int] = {}
     for _ in range(12):
         ds = [obs_data_from_view(v) for v in res.views]
