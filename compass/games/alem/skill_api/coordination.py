@@ -356,14 +356,14 @@ def opening_site(d: ObsData, sizes: tuple[int, ...] = (3,)) -> CoordSite | None:
     second pass: the 2-agent sites"). A site needing more agents than are alive is skipped; a
     2-agent site is ranked after the 3-agent ones worth as much (by ``OPENING_POINTS``).
 
-    A rule every agent applies to what all of them see: only sites (not construction ones) that
-    need exactly the living team (3 agents), lie in every living agent's view one tile inside its
-    edge (so their neighbours too are seen by all, and every agent lists the same candidates), have
-    at least as many walkable neighbours as agents they need, and still pay this agent its
-    COORD_3_AGENTS_<tier> (the three unlock it on the same step, so they agree on that too). Hard
-    sites (8 points) before soft ones (5), then the site most agents already stand next to (the
-    choice sticks while the team walks), then the least summed distance to the team, ties by
-    (y, x). The team spawns together, and such sites are in all three views at step 0 in about a
+    A rule every agent applies to what all of them see: only sites (not construction ones) whose
+    requirement is in ``sizes`` and no more than the living team, that lie in every living agent's
+    view one tile inside its edge (so their neighbours too are seen by all, and every agent lists
+    the same candidates), have a walkable neighbour for every living agent, and still pay this
+    agent its COORD_<n>_AGENTS_<tier> (the team unlocks it on the same step, so they agree on that
+    too). The dearest first (``OPENING_POINTS``: a hard 3-agent site 8 points, a soft one 5), then
+    the site most agents already stand next to (the choice sticks while the team walks), then the
+    least summed distance to the team, ties by (y, x). The team spawns together, and such sites are in all three views at step 0 in about a
     third of Hard episodes, or come into them in the first steps (docs/alem.md "The opening: the
     3-agent sites at the start").
     """
