@@ -20,10 +20,10 @@ initiator, which cannot see its partner's achievements, is never left waiting fo
 
 from __future__ import annotations
 
-from compass.games.alem.names import MOVES, VIEW_COLS, VIEW_ROWS
+from compass.games.alem.names import MOVES
 from compass.games.alem.obs import CoordSite, ObsData
 from compass.games.alem.skill_api.actions import do, noop
-from compass.games.alem.skill_api.coordination import remembered_site
+from compass.games.alem.skill_api.coordination import in_view_of, remembered_site
 from compass.games.alem.skill_api.knowledge import (
     RESOURCE_BLOCKS,
     Point,
@@ -93,9 +93,7 @@ def handover_plan(d: ObsData, reach: int = 8, slack: int = 3) -> tuple[CoordSite
         return by_me[0], partner_id, True
     # Only a site in the partner's view now, so the partner knows it is one when this agent stands
     # there (a site it never saw would leave this agent waiting by it for nothing).
-    sites = [
-        s for s in sites if abs(s.x - there[0]) <= VIEW_COLS // 2 and abs(s.y - there[1]) <= VIEW_ROWS // 2
-    ]
+    sites = [s for s in sites if in_view_of((s.x, s.y), there)]
     if not sites:
         return None
     best = min(sites, key=lambda s: (distance(me, (s.x, s.y)) + distance(there, (s.x, s.y)), s.y, s.x))
