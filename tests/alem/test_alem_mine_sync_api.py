@@ -55,10 +55,12 @@ def test_need_and_unlock_follow_alems_rules():
     pair = CoordSite("stone", 0, 0, 0, 0, 0, "sync", required=2, soft=False)
     # A soft site pays COORD_MINE_*_SOFT to a miner with one other agent Doing; a hard one needs all it requires.
     assert [api.mine_sync_need(s) for s in (soft, hard, pair)] == [2, 3, 2]
-    assert [api.mine_sync_unlock(s) for s in (soft, hard)] == [
+    assert [api.mine_unlock(s) for s in (soft, hard)] == [
         "COORD_MINE_STONE_SOFT",
         "COORD_MINE_COAL_HARD",
     ]
+    # A tree's sync site pays COORD_<n>_AGENTS_* only: there is no block to mine.
+    assert api.mine_unlock(CoordSite("tree", 0, 0, 0, 0, 0, "sync", required=3, soft=False)) is None
 
 
 def test_the_miner_picks_a_site_it_can_mine_and_still_lacks():

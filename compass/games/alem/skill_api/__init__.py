@@ -95,6 +95,7 @@ from compass.games.alem.skill_api.coordination import (
     in_view_of,
     large_passive_target,
     leader_position,
+    mine_unlock,
     nearest_on_leash,
     opening_site,
     opening_stands,
@@ -139,7 +140,6 @@ from compass.games.alem.skill_api.mine_sync import (
     mine_sync_need,
     mine_sync_site,
     mine_sync_step,
-    mine_sync_unlock,
 )
 from compass.games.alem.skill_api.pairs import (
     harvest_pair,
@@ -347,7 +347,7 @@ EXPORTS: tuple[str, ...] = (
     "handover_step",
     # the mining sync sites: the miner mines while teammates Do on the tile
     "mine_sync_need",
-    "mine_sync_unlock",
+    "mine_unlock",
     "mine_sync_helpers",
     "mine_sync_site",
     "mine_sync_step",
@@ -587,7 +587,7 @@ __all__ = [
     "opening_stands",
     "opening_step",
     "mine_sync_need",
-    "mine_sync_unlock",
+    "mine_unlock",
     "mine_sync_helpers",
     "mine_sync_site",
     "mine_sync_step",

@@ -37,6 +37,14 @@ _COORD_MINE = {
 }
 
 
+def mine_unlock(site: CoordSite) -> str | None:
+    """``COORD_MINE_<ORE>_<SOFT|HARD>`` for a sync site on an ore block (what the agent that mines it
+    unlocks), ``None`` for any other site."""
+    if site.kind != "sync" or site.name not in _COORD_MINE:
+        return None
+    return f"COORD_MINE_{_COORD_MINE[site.name]}_{'SOFT' if site.soft else 'HARD'}"
+
+
 def remembered_site(
     d: ObsData, name: str, x: int, y: int, value: int, construction: bool = False
 ) -> CoordSite:
@@ -285,9 +293,8 @@ def coordination_rewards(site: CoordSite, structure: str = "shelter") -> list[st
         return [f"COORD_BUILD_{structure.upper()}"]
     tier = "SOFT" if site.soft else "HARD"
     out = [f"COORD_{'2' if site.required == 2 else '3'}_AGENTS_{tier}"]
-    if site.name in _COORD_MINE:
-        out.append(f"COORD_MINE_{_COORD_MINE[site.name]}_{tier}")
-    return out
+    mine = mine_unlock(site)
+    return out if mine is None else [*out, mine]
 
 
 #: The order a construction site is tried in: the shelter costs only wood and stone.

@@ -20,7 +20,6 @@ initiator, which cannot see its partner's achievements, is never left waiting fo
 
 from __future__ import annotations
 
-from compass.games.alem.names import MOVES
 from compass.games.alem.obs import CoordSite, ObsData
 from compass.games.alem.skill_api.actions import do, noop
 from compass.games.alem.skill_api.coordination import in_view_of, remembered_site
@@ -30,10 +29,9 @@ from compass.games.alem.skill_api.knowledge import (
     _approachable,
     distance,
     team_alive,
-    walkable,
 )
 from compass.games.alem.skill_api.pairs import harvest_pair
-from compass.games.alem.skill_api.paths import act_on, path_to
+from compass.games.alem.skill_api.paths import act_on, give_way, path_to
 
 
 def handover_sites(d: ObsData) -> list[CoordSite]:
@@ -123,7 +121,7 @@ def handover_step(d: ObsData, reach: int = 8, slack: int = 3) -> int | None:
     xy: Point = (site.x, site.y)
     step = path_to(d, xy)
     if step is not None:
-        return _give_way(d, step)  # walking there, or turning to face it
+        return give_way(d, step)  # walking there, or turning to face it
     if distance(d.position, xy) != 1:
         return None  # no way there known
     if completer:
@@ -131,21 +129,3 @@ def handover_step(d: ObsData, reach: int = 8, slack: int = 3) -> int | None:
     partner = next(t for t in team_alive(d) if t.id == partner_id)
     mine_pending = any((h.x, h.y) == xy for h in d.handovers)
     return do() if distance((partner.x, partner.y), xy) == 1 and not mine_pending else noop()
-
-
-def _give_way(d: ObsData, step: int) -> int:
-    """``step``, or a noop on every other step when it moves onto a tile next to a teammate.
-
-    alem moves neither of two agents that step onto one tile on the same step
-    (``is_position_not_colliding_other_player``); two agents walking into each other's way that
-    way stood still for 37 steps on Hard seed 13. Waiting every other step
-    (by step and id parity) lets the other one through."""
-    vec = MOVES.get(step)
-    if vec is None:
-        return step
-    dest = (d.position[0] + vec[0], d.position[1] + vec[1])
-    if not walkable(d, dest, unknown=False):
-        return step  # a turn to face the site, not a move
-    if any(distance((t.x, t.y), dest) == 1 for t in team_alive(d)) and (d.step + d.agent_id) % 2:
-        return noop()
-    return step

@@ -24,10 +24,9 @@ from __future__ import annotations
 
 from compass.games.alem.obs import CoordSite, ObsData
 from compass.games.alem.skill_api.actions import do, noop
-from compass.games.alem.skill_api.coordination import _COORD_MINE, free_adjacent_tiles, in_view_of
-from compass.games.alem.skill_api.handover import _give_way
+from compass.games.alem.skill_api.coordination import free_adjacent_tiles, in_view_of, mine_unlock
 from compass.games.alem.skill_api.knowledge import Point, can_mine, distance, team_alive
-from compass.games.alem.skill_api.paths import path_to
+from compass.games.alem.skill_api.paths import give_way, path_to
 
 #: The ores whose sync sites this convention works (iron needs a stone pickaxe and 5 agents' worth
 #: of luck on Hard: its sites were never unlocked; the same code serves it when the pickaxe allows).
@@ -38,11 +37,6 @@ def mine_sync_need(site: CoordSite) -> int:
     """How many agents (the miner included) must Do on ``site`` together for the COORD_MINE unlock:
     2 at a soft site or one that needs 2, else the site's ``required``."""
     return 2 if site.soft or site.required <= 2 else site.required
-
-
-def mine_sync_unlock(site: CoordSite) -> str:
-    """The achievement the agent that mines ``site`` unlocks: COORD_MINE_<ORE>_<SOFT|HARD>."""
-    return f"COORD_MINE_{_COORD_MINE[site.name]}_{'SOFT' if site.soft else 'HARD'}"
 
 
 def _miner(d: ObsData) -> tuple[int, Point] | None:
@@ -92,7 +86,7 @@ def mine_sync_site(d: ObsData, reach: int = 4, slack: int = 2) -> tuple[CoordSit
         if distance(mpos, xy) > reach + slack:
             continue
         if miner_id == d.agent_id:
-            if can_mine(d, s.name) and mine_sync_unlock(s) not in d.achievements:
+            if can_mine(d, s.name) and mine_unlock(s) not in d.achievements:
                 cands.append(s)
         elif distance(mpos, xy) == 1 and d.agent_id in helpers:
             cands.append(s)
@@ -122,10 +116,10 @@ def mine_sync_step(d: ObsData, reach: int = 4, slack: int = 2) -> int | None:
         if not tiles:
             return None
         step = path_to(d, tiles[0], adjacent=False)
-        return None if step is None else _give_way(d, step)
+        return None if step is None else give_way(d, step)
     step = path_to(d, xy)
     if step is not None:
-        return _give_way(d, step)  # walking there (the miner), or turning to face it
+        return give_way(d, step)  # walking there (the miner), or turning to face it
     if distance(d.position, xy) != 1:
         return None  # no way there known
     mates = {t.id: (t.x, t.y) for t in team_alive(d)}

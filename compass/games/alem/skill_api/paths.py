@@ -31,6 +31,7 @@ from compass.games.alem.skill_api.knowledge import (
     facing,
     facing_free_ground,
     near,
+    team_alive,
     teammate_ahead,
     walkable,
 )
@@ -316,3 +317,21 @@ def face_free_tile(d: ObsData, anchor: Point | None = None) -> int | None:
         if p not in occupied and walkable(d, p, unknown=False):
             return DIRECTION_ACTIONS[name]
     return None
+
+
+def give_way(d: ObsData, step: int) -> int:
+    """``step``, or a noop on every other step when it moves onto a tile next to a teammate.
+
+    alem moves neither of two agents that step onto one tile on the same step
+    (``is_position_not_colliding_other_player``); two agents walking into each other's way that
+    way stood still for 37 steps on Hard seed 13. Waiting every other step
+    (by step and id parity) lets the other one through."""
+    vec = MOVES.get(step)
+    if vec is None:
+        return step
+    dest = (d.position[0] + vec[0], d.position[1] + vec[1])
+    if not walkable(d, dest, unknown=False):
+        return step  # a turn to face the site, not a move
+    if any(distance((t.x, t.y), dest) == 1 for t in team_alive(d)) and (d.step + d.agent_id) % 2:
+        return NOOP
+    return step
