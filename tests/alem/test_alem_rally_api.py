@@ -44,7 +44,9 @@ def _agent(me, positions=TEAM, have=frozenset(), remembered=(ROOM, BOXED), seen=
     for i, (x, y) in positions.items():
         if i != me:
             dx, dy = x - d.position[0], y - d.position[1]
-            d.teammates.append(Teammate(i, "miner", x, y, dx, dy, abs(dx) + abs(dy), 9.0, alive=i not in dead))
+            d.teammates.append(
+                Teammate(i, "miner", x, y, dx, dy, abs(dx) + abs(dy), 9.0, alive=i not in dead)
+            )
     return d
 
 

@@ -461,7 +461,11 @@ def _site_points(d: ObsData, required: int, soft: bool | None) -> int:
     n = min(required, 3)
     tiers = (False, True) if soft is None else (soft,)
     return max(
-        (OPENING_POINTS[(n, s)] for s in tiers if f"COORD_{n}_AGENTS_{'SOFT' if s else 'HARD'}" not in d.achievements),
+        (
+            OPENING_POINTS[(n, s)]
+            for s in tiers
+            if f"COORD_{n}_AGENTS_{'SOFT' if s else 'HARD'}" not in d.achievements
+        ),
         default=0,
     )
 
@@ -505,7 +509,10 @@ def rally_site(d: ObsData, sizes: tuple[int, ...] = (3,), reach: int = 12) -> Co
             continue
         key = (-pts, -required, distance(pos, (x, y)), y, x)
         if best is None or key < best[0]:
-            best = (key, remembered_site(d, name, x, y, required) if soft is None else _visible_site(d, (x, y)))
+            best = (
+                key,
+                remembered_site(d, name, x, y, required) if soft is None else _visible_site(d, (x, y)),
+            )
     return None if best is None else best[1]
 
 
