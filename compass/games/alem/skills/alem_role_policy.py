@@ -2,7 +2,7 @@
 # parent: -
 # created: 2026-11-22
 # model: -
-# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from, first_visit, seek_ladder_from, revive_reach, refuel_at, feed_keep, rally_for, rally_reach, rally_gather
+# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from, first_visit, seek_ladder_from, revive_reach, refuel_at, feed_keep
 # subtask: Play ALEM as any role: survive, then coordinate with the team, then climb the tool ladder
 # tuned: alem:hard seeds 0,1,2,3 x 2000 steps: total_pct 5.563, return 20.017 -> total_pct 6.383, return 23.250
 def alem_role_policy(obs: str) -> int:
@@ -46,9 +46,6 @@ def alem_role_policy(obs: str) -> int:
     revive_reach = 30  # walk this far (Manhattan) to revive a downed teammate
     refuel_at = 1  # at this food or drink or below (a revived agent), eat/drink near or ask anyone first
     feed_keep = 5  # give a weak (revived) asking teammate food or drink while holding more than this
-    rally_for = 45  # steps from dawn in which the team rallies to a seen or remembered 3-agent site...
-    rally_reach = 12  # ... within this many tiles of the leader...
-    rally_gather = 12  # ... when every teammate is within this many tiles of the leader
     d = parse_obs(obs)
     if not d.alive or d.sleeping or d.resting:
         return noop()
@@ -120,16 +117,6 @@ def alem_role_policy(obs: str) -> int:
         step = opening_step(d)
         if step is not None:
             return step
-        # The rally (docs/alem.md "The opening, third pass"): in the morning, the team together
-        # around the leader and nothing hostile near, the leader walks to a 3-agent sync site with
-        # room it sees or remembers and the others close in, so that the opening above works it.
-        lead_xy = leader_position(d)
-        if (time_of_day(d) - dawn) % 300 < rally_for and len(mates) == 2 and not threats \
-                and d.drink > thirst and not enclosed(d) \
-                and all(distance((t.x, t.y), lead_xy) <= rally_gather for t in mates):
-            step = rally_step(d, reach=rally_reach)
-            if step is not None:
-                return step
 
     if threats:
         m = threats[0]
