@@ -486,49 +486,44 @@ def rally_site(d: ObsData, sizes: tuple[int, ...] = (3,), reach: int = 12) -> Co
     in every view :func:`opening_site` takes over with the same choice for all)."""
     team = 1 + len(team_alive(d))
     pos = leader_position(d)
-    seen: dict[Point, tuple[int, bool | None, str]] = {}
+    # Each tile once, with its tier when in view (soft), None when only remembered.
+    sites: dict[Point, tuple[CoordSite, bool | None]] = {}
     for s in d.coord_sites:
         if s.kind == "sync" and not s.construction and s.name not in WALKABLE_BLOCKS:
-            seen[(s.x, s.y)] = (s.required, s.soft, s.name)
+            sites[(s.x, s.y)] = (s, s.soft)
     mem = d.memory
     if mem is not None and mem.level == d.level:
         for x, y, value in mem.coord_tiles():
             name = mem.block_at(x, y)
-            if value > 0 and (x, y) not in seen and name is not None and name not in WALKABLE_BLOCKS:
-                seen[(x, y)] = (value, None, name)
+            if value > 0 and (x, y) not in sites and name is not None and name not in WALKABLE_BLOCKS:
+                if not name.startswith("construction"):
+                    sites[(x, y)] = (remembered_site(d, name, x, y, value), None)
     best = None
-    for (x, y), (required, soft, name) in seen.items():
-        if required not in sizes or required > team or required < 2 or distance(pos, (x, y)) > reach:
+    for (x, y), (site, soft) in sites.items():
+        if site.required not in sizes or not 2 <= site.required <= team or distance(pos, (x, y)) > reach:
             continue
-        if name.startswith("construction"):
-            continue
-        pts = _site_points(d, required, soft)
+        pts = _site_points(d, site.required, soft)
         if not pts:
             continue
         if sum(walkable(d, (x + dx, y + dy), unknown=False) for _, dx, dy in STEP_DIRS) < team:
             continue
-        key = (-pts, -required, distance(pos, (x, y)), y, x)
+        key = (-pts, -site.required, distance(pos, (x, y)), y, x)
         if best is None or key < best[0]:
-            best = (
-                key,
-                remembered_site(d, name, x, y, required) if soft is None else _visible_site(d, (x, y)),
-            )
+            best = (key, site)
     return None if best is None else best[1]
-
-
-def _visible_site(d: ObsData, xy: Point) -> CoordSite:
-    return next(s for s in d.coord_sites if (s.x, s.y) == xy)
 
 
 def rally_step(d: ObsData, sizes: tuple[int, ...] = (3,), reach: int = 12, radius: int = 2) -> int | None:
     """The next step of a rally to :func:`rally_site`, or ``None`` when there is none to walk.
 
-    The leader walks next to its rally site and waits there (noop) until both teammates stand
-    within ``radius`` of it; a follower that knows such a site around the leader walks to within
+    The leader walks next to its rally site and waits there (noop) until every living teammate
+    stands within ``radius`` of it; a follower that knows such a site around the leader walks to within
     ``radius`` of the leader. Then the site lies in every agent's view and the caller's opening
     (:func:`opening_step`, which should come first) works it with the whole team. ``None`` while
     an opening site is in view, for a follower already close, and when no way is known. The caller
-    decides when a rally is worth its steps (e.g. by day on the overworld, the team together)."""
+    decides when a rally is worth its steps (e.g. by day on the overworld, the team together).
+    In the library on Hard block E (728-775) it moved the 3-agent unlocks a little and scored no
+    higher (ties, -0.07 to -0.69): docs/alem.md "The opening, third pass"."""
     if opening_site(d, sizes) is not None:
         return None
     site = rally_site(d, sizes, reach)
