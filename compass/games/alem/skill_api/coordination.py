@@ -458,3 +458,90 @@ def opening_step(d: ObsData, sizes: tuple[int, ...] = (3,)) -> int | None:
     if agents_adjacent(d, xy) < site.required or (site.soft and d.step % 2):
         return noop()
     return do()
+
+
+# --------------------------------------------------------------------------- the rally: the opening again, later
+def _site_points(d: ObsData, required: int, soft: bool | None) -> int:
+    """What a sync site needing ``required`` agents still pays the team by its COORD_<n>_AGENTS_<tier>
+    (``OPENING_POINTS``), 0 when this agent has it; ``soft=None`` (a remembered site: the memory
+    keeps no tier) counts the dearer tier this agent still lacks."""
+    n = min(required, 3)
+    tiers = (False, True) if soft is None else (soft,)
+    return max(
+        (
+            OPENING_POINTS[(n, s)]
+            for s in tiers
+            if f"COORD_{n}_AGENTS_{'SOFT' if s else 'HARD'}" not in d.achievements
+        ),
+        default=0,
+    )
+
+
+def rally_site(d: ObsData, sizes: tuple[int, ...] = (3,), reach: int = 12) -> CoordSite | None:
+    """A sync site with room for the whole team within ``reach`` (Manhattan) of the leader, seen or
+    remembered, to which the team walks for another opening; ``None`` when there is none.
+
+    The opening (:func:`opening_site`) takes only sites in every agent's view, which after the
+    start happens seldom: the team spreads. This finds the site the leader (:func:`leader_position`)
+    would walk to: of the visible and remembered (``AlemMemory.coord_tiles``) sync sites on blocks
+    to act on (not construction ones) whose requirement is in ``sizes`` and no more than the living
+    team, those with a known walkable neighbour for every living agent that still pay this agent a
+    COORD_<n>_AGENTS_<tier> (a remembered site either tier: the memory keeps none), the dearest by
+    ``OPENING_POINTS``, then the nearest the leader, ties by (y, x). A follower applies the same
+    rule to its own knowledge around the leader, to tell whether following the leader can pay
+    (agents share no map: the leader's choice is announced by where it walks, and once the site is
+    in every view :func:`opening_site` takes over with the same choice for all)."""
+    team = 1 + len(team_alive(d))
+    pos = leader_position(d)
+    # Each tile once, with its tier when in view (soft), None when only remembered.
+    sites: dict[Point, tuple[CoordSite, bool | None]] = {}
+    for s in d.coord_sites:
+        if s.kind == "sync" and not s.construction and s.name not in WALKABLE_BLOCKS:
+            sites[(s.x, s.y)] = (s, s.soft)
+    mem = d.memory
+    if mem is not None and mem.level == d.level:
+        for x, y, value in mem.coord_tiles():
+            name = mem.block_at(x, y)
+            if value > 0 and (x, y) not in sites and name is not None and name not in WALKABLE_BLOCKS:
+                if not name.startswith("construction"):
+                    sites[(x, y)] = (remembered_site(d, name, x, y, value), None)
+    best = None
+    for (x, y), (site, soft) in sites.items():
+        if site.required not in sizes or not 2 <= site.required <= team or distance(pos, (x, y)) > reach:
+            continue
+        pts = _site_points(d, site.required, soft)
+        if not pts:
+            continue
+        if sum(walkable(d, (x + dx, y + dy), unknown=False) for _, dx, dy in STEP_DIRS) < team:
+            continue
+        key = (-pts, -site.required, distance(pos, (x, y)), y, x)
+        if best is None or key < best[0]:
+            best = (key, site)
+    return None if best is None else best[1]
+
+
+def rally_step(d: ObsData, sizes: tuple[int, ...] = (3,), reach: int = 12, radius: int = 2) -> int | None:
+    """The next step of a rally to :func:`rally_site`, or ``None`` when there is none to walk.
+
+    The leader walks next to its rally site and waits there (noop) until every living teammate
+    stands within ``radius`` of it; a follower that knows such a site around the leader walks to within
+    ``radius`` of the leader. Then the site lies in every agent's view and the caller's opening
+    (:func:`opening_step`, which should come first) works it with the whole team. ``None`` while
+    an opening site is in view, for a follower already close, and when no way is known. The caller
+    decides when a rally is worth its steps (e.g. by day on the overworld, the team together).
+    In the library on Hard block E (728-775) it moved the 3-agent unlocks a little and scored no
+    higher (ties, -0.07 to -0.69): docs/alem.md "The opening, third pass"."""
+    if opening_site(d, sizes) is not None:
+        return None
+    site = rally_site(d, sizes, reach)
+    if site is None:
+        return None
+    if not _leads(d, None):
+        pos = leader_position(d)
+        return path_to(d, pos) if distance(d.position, pos) > radius else None
+    xy = (site.x, site.y)
+    if distance(d.position, xy) > 1:
+        return path_to(d, xy)
+    if any(distance((t.x, t.y), d.position) > radius for t in team_alive(d)):
+        return noop()
+    return None
