@@ -425,3 +425,48 @@ def test_warrior_on_level_one_opens_a_chest_finds_the_bow_and_fires_it():
         if {"OPEN_CHEST", "FIND_BOW", "FIRE_BOW"} <= got or res.done:
             break
     assert {"OPEN_CHEST", "FIND_BOW", "FIRE_BOW"} <= got, got
+
+
+@needs_alem
+@pytest.mark.slow
+def test_leave_cleared_step_takes_the_team_to_level_two_in_the_real_game():
+    """The real game (Hard): the team on level 1 with eight kills (cleared), the miner a few path
+    tiles from a ladder down; :func:`leave_cleared_step` walks it there and Descends, and the whole
+    team arrives on level 2 (ENTER_GNOMISH_MINES)."""
+    import jax.numpy as jnp
+    import numpy as np
+
+    from compass.games.alem.env import make_alem
+    from compass.games.alem.skill_api.knowledge import obs_data_from_view
+
+    env = make_alem("hard", max_steps=200, text=False)
+    env.reset(0)
+    s = env.state
+    level_map = np.asarray(s.map[1])
+    ladder = tuple(int(v) for v in np.asarray(s.down_ladders[1])[0])  # (row, col)
+    path = np.argwhere(level_map == BLOCK_ID["path"])
+    near = [p for p in path if 2 <= abs(p[0] - ladder[0]) + abs(p[1] - ladder[1]) <= 3]
+    far = [p for p in path if abs(p[0] - ladder[0]) + abs(p[1] - ladder[1]) > 12]
+    assert near and len(far) >= 2
+    pos = np.asarray([far[0], far[-1], near[0]])
+    state = s.replace(
+        player_level=jnp.asarray(1, dtype=s.player_level.dtype),
+        player_position=jnp.asarray(pos, dtype=s.player_position.dtype),
+        monsters_killed=s.monsters_killed.at[1].set(8),
+    )
+    cp = env.checkpoint()
+    cp["state"] = state
+    env.restore(cp)
+    res = env.step([NOOP, NOOP, NOOP])
+    miner = obs_data_from_view(res.views[2])
+    assert miner.level == 1 and miner.level_cleared
+    assert api.leave_cleared_step(replace(miner, level_cleared=False)) is None
+    for _ in range(20):
+        d = obs_data_from_view(res.views[2])
+        if d.level != 1:
+            break
+        step = api.leave_cleared_step(d)
+        assert step is not None
+        res = env.step([NOOP, NOOP, step])
+    assert res.info["level"] == 2
+    assert all("ENTER_GNOMISH_MINES" in v.obs.achievements for v in res.views)
