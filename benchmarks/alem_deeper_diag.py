@@ -31,7 +31,14 @@ def record(path: Path, seeds: list[int], steps: int) -> list[dict]:
 
     policy = load_policy(path)
     recs: list[dict] = [
-        {"seed": s, "first_step": {}, "kills": Counter(), "cleared_step": {}, "deaths": [], "cleared": Counter()}
+        {
+            "seed": s,
+            "first_step": {},
+            "kills": Counter(),
+            "cleared_step": {},
+            "deaths": [],
+            "cleared": Counter(),
+        }
         for s in seeds
     ]
     level_now = [0 for _ in seeds]
@@ -67,7 +74,9 @@ def record(path: Path, seeds: list[int], steps: int) -> list[dict]:
                     r["cleared_step"][str(lv)] = info["timestep"]
         for j, cause in enumerate(info["deaths"]):
             if cause is not None:
-                r["deaths"].append({"agent": j, "step": info["timestep"], "level": info["level"], "cause": cause})
+                r["deaths"].append(
+                    {"agent": j, "step": info["timestep"], "level": info["level"], "cause": cause}
+                )
         if res.done:
             r["end_step"] = info["timestep"]
             r["end_level"] = info["level"]
@@ -77,7 +86,9 @@ def record(path: Path, seeds: list[int], steps: int) -> list[dict]:
         sc = tr.score().as_dict()
         r["team_total_pct"] = sc["team_total_pct"]
         r["below_achievements"] = sorted(
-            a for a in sc["team_achievements"] if a.split("_")[0] in ("ENTER", "OPEN", "DRINK", "FIND", "FIRE", "DEFEAT", "EAT")
+            a
+            for a in sc["team_achievements"]
+            if a.split("_")[0] in ("ENTER", "OPEN", "DRINK", "FIND", "FIRE", "DEFEAT", "EAT")
         )
         r["kills"], r["cleared"] = dict(r["kills"]), dict(r["cleared"])
     return recs
@@ -89,14 +100,30 @@ def main(argv: list[str] | None = None) -> int:
     recs = record(Path(a.skill_file), a.seeds, a.steps)
     Path(a.out).write_text(json.dumps(recs, indent=1, default=str))
     down = [r for r in recs if "1" in r["first_step"]]
-    print(f"{len(down)} of {len(recs)} teams reached level 1; "
-          f"{sum('1' in r['cleared_step'] for r in down)} cleared it; "
-          f"{sum('2' in r['first_step'] for r in recs)} reached level 2")
+    print(
+        f"{len(down)} of {len(recs)} teams reached level 1; "
+        f"{sum('1' in r['cleared_step'] for r in down)} cleared it; "
+        f"{sum('2' in r['first_step'] for r in recs)} reached level 2"
+    )
     for r in down:
         deaths = [(x["step"], x["level"], x["cause"]) for x in r["deaths"] if x["level"] >= 1]
-        print(r["seed"], r["first_step"], "kills", r["kills"], "cleared", r["cleared_step"],
-              "ladder", r.get("ladder_down_known_l1"), "end", r.get("end_step"), r.get("end_level"),
-              f"{r['team_total_pct']:.2f}", "deaths below", deaths, r["cleared"] or "")
+        print(
+            r["seed"],
+            r["first_step"],
+            "kills",
+            r["kills"],
+            "cleared",
+            r["cleared_step"],
+            "ladder",
+            r.get("ladder_down_known_l1"),
+            "end",
+            r.get("end_step"),
+            r.get("end_level"),
+            f"{r['team_total_pct']:.2f}",
+            "deaths below",
+            deaths,
+            r["cleared"] or "",
+        )
     return 0
 
 

@@ -362,7 +362,9 @@ def test_safe_revive_leaves_a_body_beside_a_creature_or_in_a_line_of_fire():
     r = replace(_hp(_level1(room)), teammates=[far_body], mobs=[_orc(6, 1, (1, 2), "ranged")])
     assert api.body_in_danger(r, (2, 1))
     assert api.safe_revive_step(r) is None
-    assert api.safe_revive_step(replace(r, mobs=[_orc(6, 2, (1, 2), "ranged")])) is not None  # out of its line
+    assert (
+        api.safe_revive_step(replace(r, mobs=[_orc(6, 2, (1, 2), "ranged")])) is not None
+    )  # out of its line
     # A farther body out of danger is revived instead of the nearer one in the line.
     other = Teammate(2, "forager", 4, 2, 3, 0, 3, 0.0, alive=False)
     assert api.safe_revive_step(replace(r, teammates=[far_body, other])) == RIGHT
