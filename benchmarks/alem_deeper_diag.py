@@ -3,7 +3,7 @@ overworld (docs/alem.md "Level 2: ..."): per episode, the step the team reaches 
 kills on level 1 (eight clear it and open its ladder down) and when the eighth came, whether any
 living agent knew a ``ladder down`` on level 1 (when first, how far), every death below with its
 level, step and cause, and, on a cleared level 1, what the agents did (counts of agent-steps with
-a known ladder down, on it, and Descend chosen). Tuning seeds only (docs/alem.md "Seed protocol").
+a known ladder down, Descend chosen, food and drink at 3 or less). Tuning seeds only (docs/alem.md "Seed protocol").
 
     PYTHONPATH=$PWD python benchmarks/alem_deeper_diag.py compass/games/alem/skills/alem_role_policy.py \\
         --seeds 0-47 --steps 3000 --out /tmp/deeper/diag.json
@@ -41,7 +41,6 @@ def record(path: Path, seeds: list[int], steps: int) -> list[dict]:
         }
         for s in seeds
     ]
-    level_now = [0 for _ in seeds]
 
     def on_step(i: int, views: list, actions: list[int]) -> None:
         r = recs[i]
@@ -49,7 +48,6 @@ def record(path: Path, seeds: list[int], steps: int) -> list[dict]:
             d = obs_data_from_view(v)
             if not d.alive:
                 continue
-            level_now[i] = d.level
             if d.level >= 1:
                 r["first_step"].setdefault(str(d.level), d.step)
                 ladder = nearest(d, "ladder down")

@@ -421,16 +421,16 @@ def cleared_level_step(d: ObsData, food: float = 3, drink: float = 3) -> int | N
 # on the level (``change_floor``); the team arrives on level 2 (the Gnomish Mines, dark but for its
 # ladders, lava and torches) for ENTER_GNOMISH_MINES, gnomes and bats. On Hard tuning seeds 0-47 (main
 # b099290) 3 of 22 teams on level 1 cleared it and 1 went down: one never walked the 5 tiles to its
-# known ladder in 150 steps on the cleared level (a snail and bodies in the way), one cleared it with
-# no ladder down known.
+# known ladder in 150 agent-steps on the cleared level (creatures as walls, bodies walked into: the
+# pacing docs/alem.md "Level 1 as a team, second pass" traced), one cleared it with no ladder known.
 LEAVE_MOB_COST = 8.0  # a passive creature in the way costs this many steps: go round only if short
 
 
 def leave_cleared_step(
     d: ObsData, food: float = 3, drink: float = 3, seek: bool = True, mob_cost: float = LEAVE_MOB_COST
 ) -> int | None:
-    """On a cleared level below the overworld whose next level none of the team has entered, take the
-    team down: walk to the known ``ladder down`` round teammates' bodies (alem refuses a move onto
+    """On a cleared level below the overworld whose next level this agent has not entered (Descend
+    moves everyone, so nobody has), take the team down: walk to the known ``ladder down`` round teammates' bodies (alem refuses a move onto
     one) with a passive creature in a corridor costing ``mob_cost`` steps rather than being a wall,
     and Descend; with no ladder down known, and ``seek``, explore for one. At ``food`` or ``drink`` or
     below with no ladder down known, up by the known ``ladder up`` instead (level 1 has no food but
@@ -469,8 +469,8 @@ def safe_revive_step(d: ObsData, reach: int = 30) -> int | None:
     such body lies in reach or none can be reached.
 
     Why: on Hard tuning seed 43 (main b099290) the warrior's body lay in a one-tile corridor with an
-    orc mage beside it; the miner revived it 35 times in 200 steps, and each time the mage's next
-    fireball killed it at 1 health while the miner stood in the mage's column."""
+    orc mage beside it; the miner revived it about 40 times in 200 steps, and each time the mage killed
+    it again at 1 health within ~5 steps."""
     if d.level < 1:
         return revive_step(d, reach=reach)
     for body in downed_teammates(d, reach):
@@ -494,6 +494,7 @@ __all__ = [
     "SHOOT_ARROW",
     "arrow_step",
     "below_step",
+    "body_in_danger",
     "bow_step",
     "bow_target",
     "chest_step",
@@ -505,7 +506,6 @@ __all__ = [
     "fire_lines",
     "fountain_step",
     "held_potions",
-    "body_in_danger",
     "in_fire_line",
     "leave_cleared_step",
     "mage_approach_step",
