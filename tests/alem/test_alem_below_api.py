@@ -4,6 +4,7 @@ level 1 that opens a chest, finds the bow and fires it."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pytest
@@ -18,6 +19,7 @@ from compass.games.alem.names import (
     DESCEND,
     DO,
     DOWN,
+    LEFT,
     MOVES,
     NOOP,
     RIGHT,
@@ -309,6 +311,67 @@ def test_cleared_level_step_goes_down_or_climbs_for_food():
     assert api.cleared_level_step(replace(_obs(["@"]), level_cleared=True)) is None  # the overworld
 
 
+def test_leave_cleared_step_walks_round_bodies_and_snails_and_seeks_the_ladder():
+    room = ["######", "#@...#", "#....#", "######"]
+    body = Teammate(1, "miner", 2, 1, 1, 0, 1, 0.0, alive=False)
+    d = replace(_hp(_level1(room)), level_cleared=True, teammates=[body])
+    d.memory.items[1, 1, 4] = LADDER_DOWN
+    assert api.cleared_level_step(d) == RIGHT  # into the body: alem refuses the move, every step
+    assert api.leave_cleared_step(d) == DOWN  # round it
+    assert api.leave_cleared_step(replace(d, level_cleared=False)) is None  # the ladders stay shut
+    assert api.leave_cleared_step(replace(d, level=0)) is None
+    # A snail in a one-tile corridor: with creatures as walls the walk turns back for the 15-step way
+    # round (and, once the snail is out of view, forward again: seed 17's pacing); at 8 extra steps
+    # for the snail the 5-tile corridor (13) wins, and the walk goes on toward it.
+    loop = ["#########", "#.@.....#", "#.#####.#", "#.#####.#", "#.#####.#", "#.......#", "#########"]
+    snail = Mob(300, "snail", "passive", 4, 1, 2, 0, 2, 6.0)
+    c = replace(_hp(_level1(loop)), level_cleared=True, mobs=[snail])
+    c.memory.items[1, 1, 7] = LADDER_DOWN
+    assert api.cleared_level_step(c) == LEFT
+    assert api.leave_cleared_step(c) == RIGHT
+    assert api.leave_cleared_step(c, mob_cost=math.inf) == LEFT
+    # No ladder down known: explore for it (cleared_level_step stays); short, up by the known ladder up.
+    seek = replace(_hp(_level1(["#####", "#@..#", "#####"])), level_cleared=True)
+    seek.memory.blocks[1, 1, 4] = -1  # an unexplored tile east
+    assert api.cleared_level_step(seek) is None
+    assert api.leave_cleared_step(seek) == RIGHT
+    assert api.leave_cleared_step(seek, seek=False) is None
+    seek.memory.items[1, 1, 1] = LADDER_UP
+    assert api.leave_cleared_step(_hp(seek, drink=2)) == ASCEND  # standing on it
+    # Level 2 entered already: nothing to seek; up only when short.
+    entered = replace(seek, achievements=frozenset({"ENTER_GNOMISH_MINES"}))
+    assert api.leave_cleared_step(entered) is None
+    assert api.leave_cleared_step(_hp(entered, food=3)) == ASCEND
+
+
+def test_safe_revive_leaves_a_body_beside_a_creature_or_in_a_line_of_fire():
+    # Seed 43's corridor: the warrior's body at (1, 3), an orc mage beside it at (1, 4), the miner north.
+    corridor = ["###", "#.#", "#@#", "#.#", "#.#", "###"]
+    body = Teammate(0, "warrior", 1, 3, 0, 1, 1, 0.0, alive=False)
+    d = replace(_hp(_level1(corridor)), teammates=[body], facing="south", facing_xy=(1, 3))
+    assert api.revive_step(d) == DO  # main's revival: back at 1 health beside the mage
+    mage = _orc(1, 4, (1, 2), "ranged")
+    beside = replace(d, mobs=[mage])
+    assert api.body_in_danger(beside, (1, 3))
+    assert api.revive_step(beside) == DO
+    assert api.safe_revive_step(beside) is None  # leave it until the mage is gone
+    assert api.safe_revive_step(d) == DO  # nothing near the body: revive
+    # A body in a mage's row, four tiles off, with nothing adjacent: still in danger (its next fireball).
+    room = ["#########", "#.......#", "#@......#", "#########"]
+    far_body = Teammate(0, "warrior", 2, 1, 1, -1, 2, 0.0, alive=False)
+    r = replace(_hp(_level1(room)), teammates=[far_body], mobs=[_orc(6, 1, (1, 2), "ranged")])
+    assert api.body_in_danger(r, (2, 1))
+    assert api.safe_revive_step(r) is None
+    assert (
+        api.safe_revive_step(replace(r, mobs=[_orc(6, 2, (1, 2), "ranged")])) is not None
+    )  # out of its line
+    # A farther body out of danger is revived instead of the nearer one in the line.
+    other = Teammate(2, "forager", 4, 2, 3, 0, 3, 0.0, alive=False)
+    assert api.safe_revive_step(replace(r, teammates=[far_body, other])) == RIGHT
+    # The overworld: exactly revive_step.
+    assert api.safe_revive_step(replace(beside, level=0)) == api.revive_step(replace(beside, level=0))
+
+
 def test_below_step_order_and_the_overworld():
     chest_and_potion = _level1(["#####", "#@.C#", "#####"], legal_indices=[NOOP, 1, 2, 3, 4, DO, DRINK_RED])
     assert api.below_step(chest_and_potion) == DRINK_RED  # a safe first potion before the walk
@@ -364,3 +427,48 @@ def test_warrior_on_level_one_opens_a_chest_finds_the_bow_and_fires_it():
         if {"OPEN_CHEST", "FIND_BOW", "FIRE_BOW"} <= got or res.done:
             break
     assert {"OPEN_CHEST", "FIND_BOW", "FIRE_BOW"} <= got, got
+
+
+@needs_alem
+@pytest.mark.slow
+def test_leave_cleared_step_takes_the_team_to_level_two_in_the_real_game():
+    """The real game (Hard): the team on level 1 with eight kills (cleared), the miner a few path
+    tiles from a ladder down; :func:`leave_cleared_step` walks it there and Descends, and the whole
+    team arrives on level 2 (ENTER_GNOMISH_MINES)."""
+    import jax.numpy as jnp
+    import numpy as np
+
+    from compass.games.alem.env import make_alem
+    from compass.games.alem.skill_api.knowledge import obs_data_from_view
+
+    env = make_alem("hard", max_steps=200, text=False)
+    env.reset(0)
+    s = env.state
+    level_map = np.asarray(s.map[1])
+    ladder = tuple(int(v) for v in np.asarray(s.down_ladders[1])[0])  # (row, col)
+    path = np.argwhere(level_map == BLOCK_ID["path"])
+    near = [p for p in path if 2 <= abs(p[0] - ladder[0]) + abs(p[1] - ladder[1]) <= 3]
+    far = [p for p in path if abs(p[0] - ladder[0]) + abs(p[1] - ladder[1]) > 12]
+    assert near and len(far) >= 2
+    pos = np.asarray([far[0], far[-1], near[0]])
+    state = s.replace(
+        player_level=jnp.asarray(1, dtype=s.player_level.dtype),
+        player_position=jnp.asarray(pos, dtype=s.player_position.dtype),
+        monsters_killed=s.monsters_killed.at[1].set(8),
+    )
+    cp = env.checkpoint()
+    cp["state"] = state
+    env.restore(cp)
+    res = env.step([NOOP, NOOP, NOOP])
+    miner = obs_data_from_view(res.views[2])
+    assert miner.level == 1 and miner.level_cleared
+    assert api.leave_cleared_step(replace(miner, level_cleared=False)) is None
+    for _ in range(20):
+        d = obs_data_from_view(res.views[2])
+        if d.level != 1:
+            break
+        step = api.leave_cleared_step(d)
+        assert step is not None
+        res = env.step([NOOP, NOOP, step])
+    assert res.info["level"] == 2
+    assert all("ENTER_GNOMISH_MINES" in v.obs.achievements for v in res.views)

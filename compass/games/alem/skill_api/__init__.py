@@ -67,6 +67,7 @@ from compass.games.alem.skill_api.below import (
     POTION_COLOURS,
     arrow_step,
     below_step,
+    body_in_danger,
     bow_step,
     bow_target,
     chest_step,
@@ -79,10 +80,12 @@ from compass.games.alem.skill_api.below import (
     fountain_step,
     held_potions,
     in_fire_line,
+    leave_cleared_step,
     mage_approach_step,
     next_entry_step,
     potion_step,
     regroup_step,
+    safe_revive_step,
     shoot_arrow,
 )
 from compass.games.alem.skill_api.coordination import (
@@ -309,6 +312,11 @@ EXPORTS: tuple[str, ...] = (
     "fire_lines",
     "mage_approach_step",
     "cleared_level_step",
+    # level 2: leaving a cleared level (round bodies and snails, exploring for the ladder down),
+    # and no revival into a fight a body cannot win
+    "leave_cleared_step",
+    "body_in_danger",
+    "safe_revive_step",
     # coordination
     "free_adjacent_tiles",
     "agents_adjacent",
@@ -575,6 +583,9 @@ __all__ = [
     "fire_lines",
     "mage_approach_step",
     "cleared_level_step",
+    "leave_cleared_step",
+    "body_in_danger",
+    "safe_revive_step",
     "pool_ready",
     "spare_wood",
     "wood_reserve",

@@ -31,7 +31,9 @@ from __future__ import annotations
 from compass.games.alem.names import (
     ACTION_LABELS,
     ASCEND,
+    DESCEND,
     DIRECTION_ACTIONS,
+    DO,
     MOVES,
     PLACE_TABLE,
     SOLID_BLOCKS,
@@ -43,6 +45,7 @@ from compass.games.alem.skill_api.knowledge import (
     Point,
     block_at,
     distance,
+    facing,
     facing_free_ground,
     hostile_mobs,
     near,
@@ -52,9 +55,15 @@ from compass.games.alem.skill_api.knowledge import (
     team_center,
     walkable,
 )
-from compass.games.alem.skill_api.paths import _bfs, act_on, path_to
+from compass.games.alem.skill_api.paths import _bfs, act_on, explore, path_to
 from compass.games.alem.skill_api.progress import LEVEL_ENTRY_ACHIEVEMENTS
-from compass.games.alem.skill_api.survival import descend_step, ladder_step, standing_on
+from compass.games.alem.skill_api.survival import (
+    descend_step,
+    downed_teammates,
+    ladder_step,
+    revive_step,
+    standing_on,
+)
 
 #: The potion colours, in alem's inventory order; ``Drink Potion <Colour>`` is legal while held.
 POTION_COLOURS = ("red", "green", "blue", "pink", "cyan", "yellow")
@@ -407,14 +416,85 @@ def cleared_level_step(d: ObsData, food: float = 3, drink: float = 3) -> int | N
     return None
 
 
+# --------------------------------------------------------------------------- level 2
+# docs/alem.md "Level 2: ...". alem 0.2.1: Descend works on a ``ladder down`` once eight monsters died
+# on the level (``change_floor``); the team arrives on level 2 (the Gnomish Mines, dark but for its
+# ladders, lava and torches) for ENTER_GNOMISH_MINES, gnomes and bats. On Hard tuning seeds 0-47 (main
+# b099290) 3 of 22 teams on level 1 cleared it and 1 went down: one never walked the 5 tiles to its
+# known ladder in 150 agent-steps on the cleared level (creatures as walls, bodies walked into: the
+# pacing docs/alem.md "Level 1 as a team, second pass" traced), one cleared it with no ladder known.
+LEAVE_MOB_COST = 8.0  # a passive creature in the way costs this many steps: go round only if short
+
+
+def leave_cleared_step(
+    d: ObsData, food: float = 3, drink: float = 3, seek: bool = True, mob_cost: float = LEAVE_MOB_COST
+) -> int | None:
+    """On a cleared level below the overworld whose next level this agent has not entered (Descend
+    moves everyone, so nobody has), take the team down: walk to the known ``ladder down`` round teammates' bodies (alem refuses a move onto
+    one) with a passive creature in a corridor costing ``mob_cost`` steps rather than being a wall,
+    and Descend; with no ladder down known, and ``seek``, explore for one. At ``food`` or ``drink`` or
+    below with no ladder down known, up by the known ``ladder up`` instead (level 1 has no food but
+    snails). On a cleared level whose next one was entered: up when short, as
+    :func:`cleared_level_step`. ``None`` on an uncleared level or the overworld, or with nowhere to go.
+
+    Why: :func:`cleared_level_step` walks with creatures as walls and never explores; on Hard tuning
+    seed 17 its agents paced within 5 tiles of the known ladder for 150 steps and died of thirst."""
+    if d.level < 1 or not d.level_cleared:
+        return None
+    nxt = d.level + 1
+    new_level = nxt < len(LEVEL_ENTRY_ACHIEVEMENTS) and LEVEL_ENTRY_ACHIEVEMENTS[nxt] not in d.achievements
+    if new_level and nxt < d.num_levels:
+        step = ladder_step(d, "ladder down", DESCEND, bodies=True, mob_cost=mob_cost)
+        if step is not None:
+            return step
+    if d.food <= food or d.drink <= drink:
+        step = ladder_step(d, "ladder up", ASCEND, bodies=True, mob_cost=mob_cost)
+        if step is not None:
+            return step
+    if new_level and seek and nxt < d.num_levels:
+        return explore(d)
+    return None
+
+
+def body_in_danger(d: ObsData, xy: Point, reach: int = FIRE_REACH) -> bool:
+    """Whether a body at ``xy`` would come back into a fight it cannot win: a visible hostile creature
+    stands next to it, or it lies in a ranged creature's line of fire (:func:`fire_lines`). A teammate
+    revives at 1 health (alem's ``interplayer_interaction``), so either kills it again within steps."""
+    return any(m.hostile and distance((m.x, m.y), xy) <= 1 for m in d.mobs) or xy in fire_lines(d, reach)
+
+
+def safe_revive_step(d: ObsData, reach: int = 30) -> int | None:
+    """Below the overworld, revive the nearest downed teammate within ``reach`` whose body is not in
+    danger (:func:`body_in_danger`); on the overworld exactly :func:`revive_step`. ``None`` when no
+    such body lies in reach or none can be reached.
+
+    Why: on Hard tuning seed 43 (main b099290) the warrior's body lay in a one-tile corridor with an
+    orc mage beside it; the miner revived it about 40 times in 200 steps, and each time the mage killed
+    it again at 1 health within ~5 steps."""
+    if d.level < 1:
+        return revive_step(d, reach=reach)
+    for body in downed_teammates(d, reach):
+        xy = (body.x, body.y)
+        if body_in_danger(d, xy):
+            continue
+        if distance(d.position, xy) == 1 and facing(d, xy):
+            return DO
+        step = path_to(d, xy, adjacent=True)
+        if step is not None:
+            return step
+    return None
+
+
 __all__ = [
     "DRINK_POTION_ACTIONS",
     "EDIBLE_CREATURES",
+    "LEAVE_MOB_COST",
     "FIRE_REACH",
     "POTION_COLOURS",
     "SHOOT_ARROW",
     "arrow_step",
     "below_step",
+    "body_in_danger",
     "bow_step",
     "bow_target",
     "chest_step",
@@ -427,9 +507,11 @@ __all__ = [
     "fountain_step",
     "held_potions",
     "in_fire_line",
+    "leave_cleared_step",
     "mage_approach_step",
     "next_entry_step",
     "potion_step",
     "regroup_step",
+    "safe_revive_step",
     "shoot_arrow",
 ]

@@ -10,6 +10,8 @@ nothing to do, so skills chain them with ``or``.
 
 from __future__ import annotations
 
+import math
+
 from compass.games.alem.names import (
     DESCEND,
     DO,
@@ -271,10 +273,12 @@ def descend_step(d: ObsData) -> int | None:
     return ladder_step(d, "ladder down", DESCEND)
 
 
-def ladder_step(d: ObsData, ladder: str, action: int) -> int | None:
+def ladder_step(
+    d: ObsData, ladder: str, action: int, bodies: bool = False, mob_cost: float = math.inf
+) -> int | None:
     """Use the nearest known ``ladder`` (``"ladder down"`` / ``"ladder up"``): ``action`` on it (the
     view never lists the agent's own tile, so its memory says when it stands on one), else walk
-    there. ``None`` when none is known."""
+    there (``bodies`` and ``mob_cost`` as :func:`path_to` takes them). ``None`` when none is known."""
     if standing_on(d, ladder):
         return action
     xy = nearest(d, ladder)
@@ -282,7 +286,7 @@ def ladder_step(d: ObsData, ladder: str, action: int) -> int | None:
         return None
     if d.position == tuple(xy):
         return action
-    return path_to(d, xy, adjacent=False)
+    return path_to(d, xy, adjacent=False, bodies=bodies, mob_cost=mob_cost)
 
 
 # A team bunker, for three: ``entrance`` (free ground), then ``c1``, ``c2``, ``c3`` dug in a line into
