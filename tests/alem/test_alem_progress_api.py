@@ -11,6 +11,7 @@ from compass.games.alem.names import (
     ACHIEVEMENT_WEIGHTS,
     ACHIEVEMENTS,
     ASCEND,
+    BLOCK_ID,
     DESCEND,
     DOWN,
     LEFT,
@@ -161,6 +162,39 @@ def test_descent_step_walks_to_a_known_ladder_or_seeks_one_only_when_armed_reste
     assert api.descent_step(view(ladder=False, step=920, mobs=[zombie]), seek_from=900) is None
     # With a ladder known a creature in view does not stop the walk (the policy's fight block comes first).
     assert api.descent_step(view(step=920, mobs=[zombie])) == LEFT
+
+
+
+def test_descent_step_finishes_a_walk_it_can_end_by_arrive_by_and_seeks_beside_path():
+    """``arrive_by``: a walk to a known ladder is taken after armed's morning ``latest`` while it
+    can still end by that day step, not when it cannot; exploring still stops at ``latest``.
+    ``seek_near="path"``: with no ladder known the seeker heads for the unknown beside the path tiles
+    it remembers (ladders down lie only on path), not for the nearest unknown tile."""
+    armed = _inv(pickaxe=1, sword=1)
+
+    def view(step, ladder=True):
+        d = _obs(["....@..", "......."], step=step, inventory=armed)
+        if ladder:
+            d.memory.items[0, 0, 0] = LADDER_DOWN  # 4 tiles west of the agent
+        return d
+
+    assert api.descent_step(view(300 + 98)) == LEFT
+    assert api.descent_step(view(300 + 101)) is None  # the morning is over: the walk is dropped
+    assert api.descent_step(view(300 + 101), arrive_by=130) == LEFT  # 101 + 4 tiles <= 130
+    assert api.descent_step(view(300 + 126), arrive_by=130) == LEFT  # 126 + 4 = 130
+    assert api.descent_step(view(300 + 127), arrive_by=130) is None  # would arrive after 130
+    assert api.descent_step(view(300 + 20), arrive_by=10) is None  # too far for an early arrive_by
+    assert api.descent_step(view(900 + 101, ladder=False), arrive_by=130) is None  # no seeking after 100
+    assert api.descent_step(view(900 + 20, ladder=False), arrive_by=130) in (LEFT, RIGHT, UP, DOWN)
+
+    def unknown_south(near):
+        # One known row, the agent at its west end facing east, a path tile at its east end.
+        d = _obs(["@..........."], step=920, inventory=armed, facing="east", facing_xy=(1, 0))
+        d.memory.blocks[0, 0, 11] = BLOCK_ID["path"]
+        return api.descent_step(d, seek_near=near)
+
+    assert unknown_south(None) == DOWN  # the nearest unknown tile is just south
+    assert unknown_south("path") == RIGHT  # the unknown beside the path, 11 tiles east
 
 
 def _below(row: str, step: int, up: int):
