@@ -13,6 +13,7 @@ from compass.games.alem.names import (
     ASCEND,
     BLOCK_ID,
     DESCEND,
+    DO,
     DOWN,
     LEFT,
     NOOP,
@@ -195,6 +196,36 @@ def test_descent_step_finishes_a_walk_it_can_end_by_arrive_by_and_seeks_beside_p
 
     assert unknown_south(None) == DOWN  # the nearest unknown tile is just south
     assert unknown_south("path") == RIGHT  # the unknown beside the path, 11 tiles east
+
+
+
+def test_tunnel_step_digs_through_a_stone_wall_when_the_way_round_is_longer():
+    """``tunnel_step``: a ladder behind a stone wall three tiles high is reached through the wall
+    (turn, Do, step in: 5 steps) rather than round it (9), where ``path_to`` goes round; without a
+    pickaxe, or when digging is dear, it goes round too. ``descent_step(dig=True)`` walks that way."""
+    wall = ["@.#.", "..#.", "..#.", "...."]
+    armed = _inv(pickaxe=1, sword=1)
+    d = _obs(wall, inventory=armed)
+    assert api.tunnel_step(d, (3, 0)) == RIGHT
+    assert api.path_to(d, (3, 0), adjacent=False) == DOWN  # round the wall
+    assert api.tunnel_step(_obs(wall, inventory=_inv(sword=1)), (3, 0)) == DOWN  # nothing to dig with
+    assert api.tunnel_step(d, (3, 0), dig_cost=10) == DOWN
+    at_wall = [".@#.", "..#.", "..#.", "...."]
+    assert api.tunnel_step(_obs(at_wall, inventory=armed), (3, 0)) == RIGHT  # turn to the wall
+    facing_wall = _obs(at_wall, inventory=armed, facing="east", facing_xy=(2, 0))
+    assert api.tunnel_step(facing_wall, (3, 0)) == DO
+    assert api.tunnel_step(_obs(["@"], inventory=armed), (0, 0)) is None  # already there
+
+    def armed_view(grid, **kw):
+        v = _obs(grid, step=320, inventory=armed, **kw)
+        v.memory.items[0, 0, 3] = LADDER_DOWN
+        return v
+
+    assert api.descent_step(armed_view(wall)) == DOWN  # the plain walk goes round
+    assert api.descent_step(armed_view(wall), dig=True) == RIGHT
+    assert api.descent_step(armed_view(at_wall, facing="east", facing_xy=(2, 0)), dig=True) == DO
+    on_ladder = armed_view(["...@"])
+    assert api.descent_step(on_ladder, dig=True) == DESCEND
 
 
 def _below(row: str, step: int, up: int):
