@@ -103,13 +103,17 @@ def main(argv: list[str] | None = None) -> None:
         r["deaths"] = [(ag["steps_survived"], ag["death_cause"]) for ag in sc["agents"]]
     Path(a.out).write_text(json.dumps(recs, indent=1))
     for r in recs:
-        ags = r["agents"].values()
-        first = lambda key: min((x[key] for x in ags if key in x), default=None)  # noqa: E731
+        ags = list(r["agents"].values())
         print(
             f"seed {r['seed']:3d} total {r['team_total_pct']:5.1f} level1 {r['level1']} "
-            f"ladder_dist {r['ladder_dist']} seen_ladder {first('ladder')} armed {first('armed')} "
-            f"path {first('path')} seen@1000 {[x.get('seen_1000') for x in ags]} walks {r['walks']}"
+            f"ladder_dist {r['ladder_dist']} seen_ladder {_first(ags, 'ladder')} armed {_first(ags, 'armed')} "
+            f"path {_first(ags, 'path')} seen@1000 {[x.get('seen_1000') for x in ags]} walks {r['walks']}"
         )
+
+
+def _first(agents: list[dict], key: str) -> int | None:
+    """The earliest step any agent's record holds for ``key``."""
+    return min((a[key] for a in agents if key in a), default=None)
 
 
 if __name__ == "__main__":

@@ -165,7 +165,6 @@ def test_descent_step_walks_to_a_known_ladder_or_seeks_one_only_when_armed_reste
     assert api.descent_step(view(step=920, mobs=[zombie])) == LEFT
 
 
-
 def test_descent_step_finishes_a_walk_it_can_end_by_arrive_by_and_seeks_beside_path():
     """``arrive_by``: a walk to a known ladder is taken after armed's morning ``latest`` while it
     can still end by that day step, not when it cannot; exploring still stops at ``latest``.
@@ -196,7 +195,6 @@ def test_descent_step_finishes_a_walk_it_can_end_by_arrive_by_and_seeks_beside_p
 
     assert unknown_south(None) == DOWN  # the nearest unknown tile is just south
     assert unknown_south("path") == RIGHT  # the unknown beside the path, 11 tiles east
-
 
 
 def test_tunnel_step_digs_through_a_stone_wall_when_the_way_round_is_longer():

@@ -218,7 +218,6 @@ def greedy_step(d: ObsData, target: Point, bodies: bool = False) -> int | None:
     return best
 
 
-
 def tunnel_step(d: ObsData, target: Point, dig_cost: float = 2.0) -> int | None:
     """Next action toward standing on ``target`` by the cheapest known way, digging through blocks
     the agent's pickaxe mines (stone and coal with any pickaxe, iron with stone, diamond with iron:
@@ -243,7 +242,9 @@ def tunnel_step(d: ObsData, target: Point, dig_cost: float = 2.0) -> int | None:
     blocks = mem.blocks[mem.level]
     walk = mem.walkable_mask()
     pick = d.inventory.get("pickaxe", 0)
-    dig_ids = {BLOCK_NAMES.index(b) for b, tier in RESOURCE_TOOL.items() if 1 <= tier <= pick and b in BLOCK_NAMES}
+    dig_ids = {
+        BLOCK_NAMES.index(b) for b, tier in RESOURCE_TOOL.items() if 1 <= tier <= pick and b in BLOCK_NAMES
+    }
     avoid = _occupied(d) - {goal}
     h, w = walk.shape
     best: dict[Point, float] = {start: 0.0}
