@@ -11,7 +11,8 @@ ladder down is placed on), the team Total % and the first step on level 1. Per a
 it knew a ladder down, the first step it saw a ``path`` tile, the first step it held a pickaxe and
 a sword and the first step ``armed_for_descent`` held, the share of the overworld it had seen at
 steps 1,000 and at its end; and per armed agent-step with a ladder known, whether its action was
-the walk to it (``descend_step``), and the ones that were not, by the chore that won.
+the walk to it (``descend_step``), in all and at energy 4 or more (``armed_for_descent`` ignores
+energy: an armed agent asleep in the morning counts among the first).
 """
 
 from __future__ import annotations
@@ -92,8 +93,13 @@ def main(argv: list[str] | None = None) -> None:
             if armed_for_descent(d, from_step=300):
                 ag.setdefault("armed", d.step)
                 if nearest(d, "ladder down") is not None:
+                    walked = actions[k] == descend_step(d)
                     walks[i]["armed_ladder_steps"] += 1
-                    walks[i]["walked"] += actions[k] == descend_step(d)
+                    walks[i]["walked"] += walked
+                    # Energy below 4: asleep or about to be (armed_for_descent ignores energy).
+                    if d.energy >= 4:
+                        walks[i]["rested_steps"] += 1
+                        walks[i]["rested_walked"] += walked
 
     trackers = play([(policy, s) for s in a.seeds], a.steps, on_step=on_step)
     for r, w, tr in zip(recs, walks, trackers, strict=True):
