@@ -11,7 +11,9 @@ from compass.games.alem.names import (
     ACHIEVEMENT_WEIGHTS,
     ACHIEVEMENTS,
     ASCEND,
+    BLOCK_ID,
     DESCEND,
+    DO,
     DOWN,
     LEFT,
     NOOP,
@@ -161,6 +163,67 @@ def test_descent_step_walks_to_a_known_ladder_or_seeks_one_only_when_armed_reste
     assert api.descent_step(view(ladder=False, step=920, mobs=[zombie]), seek_from=900) is None
     # With a ladder known a creature in view does not stop the walk (the policy's fight block comes first).
     assert api.descent_step(view(step=920, mobs=[zombie])) == LEFT
+
+
+def test_descent_step_finishes_a_walk_it_can_end_by_arrive_by_and_seeks_beside_path():
+    """``arrive_by``: a walk to a known ladder is taken after armed's morning ``latest`` while it
+    can still end by that day step, not when it cannot; exploring still stops at ``latest``.
+    ``seek_near="path"``: with no ladder known the seeker heads for the unknown beside the path tiles
+    it remembers (ladders down lie only on path), not for the nearest unknown tile."""
+    armed = _inv(pickaxe=1, sword=1)
+
+    def view(step, ladder=True):
+        d = _obs(["....@..", "......."], step=step, inventory=armed)
+        if ladder:
+            d.memory.items[0, 0, 0] = LADDER_DOWN  # 4 tiles west of the agent
+        return d
+
+    assert api.descent_step(view(300 + 98)) == LEFT
+    assert api.descent_step(view(300 + 101)) is None  # the morning is over: the walk is dropped
+    assert api.descent_step(view(300 + 101), arrive_by=130) == LEFT  # 101 + 4 tiles <= 130
+    assert api.descent_step(view(300 + 126), arrive_by=130) == LEFT  # 126 + 4 = 130
+    assert api.descent_step(view(300 + 127), arrive_by=130) is None  # would arrive after 130
+    assert api.descent_step(view(300 + 20), arrive_by=10) is None  # too far for an early arrive_by
+    assert api.descent_step(view(900 + 101, ladder=False), arrive_by=130) is None  # no seeking after 100
+    assert api.descent_step(view(900 + 20, ladder=False), arrive_by=130) in (LEFT, RIGHT, UP, DOWN)
+
+    def unknown_south(near):
+        # One known row, the agent at its west end facing east, a path tile at its east end.
+        d = _obs(["@..........."], step=920, inventory=armed, facing="east", facing_xy=(1, 0))
+        d.memory.blocks[0, 0, 11] = BLOCK_ID["path"]
+        return api.descent_step(d, seek_near=near)
+
+    assert unknown_south(None) == DOWN  # the nearest unknown tile is just south
+    assert unknown_south("path") == RIGHT  # the unknown beside the path, 11 tiles east
+
+
+def test_tunnel_step_digs_through_a_stone_wall_when_the_way_round_is_longer():
+    """``tunnel_step``: a ladder behind a stone wall three tiles high is reached through the wall
+    (turn, Do, step in: 5 steps) rather than round it (9), where ``path_to`` goes round; without a
+    pickaxe, or when digging is dear, it goes round too. ``descent_step(dig=True)`` walks that way."""
+    wall = ["@.#.", "..#.", "..#.", "...."]
+    armed = _inv(pickaxe=1, sword=1)
+    d = _obs(wall, inventory=armed)
+    assert api.tunnel_step(d, (3, 0)) == RIGHT
+    assert api.path_to(d, (3, 0), adjacent=False) == DOWN  # round the wall
+    assert api.tunnel_step(_obs(wall, inventory=_inv(sword=1)), (3, 0)) == DOWN  # nothing to dig with
+    assert api.tunnel_step(d, (3, 0), dig_cost=10) == DOWN
+    at_wall = [".@#.", "..#.", "..#.", "...."]
+    assert api.tunnel_step(_obs(at_wall, inventory=armed), (3, 0)) == RIGHT  # turn to the wall
+    facing_wall = _obs(at_wall, inventory=armed, facing="east", facing_xy=(2, 0))
+    assert api.tunnel_step(facing_wall, (3, 0)) == DO
+    assert api.tunnel_step(_obs(["@"], inventory=armed), (0, 0)) is None  # already there
+
+    def armed_view(grid, **kw):
+        v = _obs(grid, step=320, inventory=armed, **kw)
+        v.memory.items[0, 0, 3] = LADDER_DOWN
+        return v
+
+    assert api.descent_step(armed_view(wall)) == DOWN  # the plain walk goes round
+    assert api.descent_step(armed_view(wall), dig=True) == RIGHT
+    assert api.descent_step(armed_view(at_wall, facing="east", facing_xy=(2, 0)), dig=True) == DO
+    on_ladder = armed_view(["...@"])
+    assert api.descent_step(on_ladder, dig=True) == DESCEND
 
 
 def _below(row: str, step: int, up: int):

@@ -153,7 +153,15 @@ from compass.games.alem.skill_api.pairs import (
     pair_site_pays,
     pair_sites,
 )
-from compass.games.alem.skill_api.paths import act_on, explore, face_free_tile, flee, greedy_step, path_to
+from compass.games.alem.skill_api.paths import (
+    act_on,
+    explore,
+    face_free_tile,
+    flee,
+    greedy_step,
+    path_to,
+    tunnel_step,
+)
 from compass.games.alem.skill_api.progress import (
     FIRST_CRAFTS,
     achievement_weight,
@@ -246,6 +254,7 @@ EXPORTS: tuple[str, ...] = (
     "is_dusk_or_night",
     # movement
     "path_to",
+    "tunnel_step",
     "greedy_step",
     "act_on",
     "explore",
@@ -573,6 +582,7 @@ __all__ = [
     "team_site",
     "teammate_ahead",
     "time_of_day",
+    "tunnel_step",
     "visit_next_level_step",
     "walkable",
     "within_leash",

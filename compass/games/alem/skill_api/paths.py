@@ -219,6 +219,68 @@ def greedy_step(d: ObsData, target: Point, bodies: bool = False) -> int | None:
     return best
 
 
+def tunnel_step(d: ObsData, target: Point, dig_cost: float = 2.0) -> int | None:
+    """Next action toward standing on ``target`` by the cheapest known way, digging through blocks
+    the agent's pickaxe mines (stone and coal with any pickaxe, iron with stone, diamond with iron:
+    a dug tile becomes path) where that is shorter than the way round.
+
+    A Dijkstra search over the agent's memory: walkable and unseen tiles cost 1, a diggable tile
+    ``1 + dig_cost`` (turn, Do, step in); trees, water, lava, coordination-site tiles, teammates
+    and creatures are walls. The action is the first move, or, when the next tile must be dug,
+    the turn to face it and then Do. ``None`` when standing on ``target``; :func:`path_to`'s step
+    when the search finds no way. :func:`path_to` walks only round: the overworld's ladders down lie
+    on path tiles inside mountains, and on Hard tuning seeds 0-47 armed agents walking to a ladder
+    8-12 tiles away (seeds 34, 39) followed detours of 20 tiles and more through unseen ground and
+    never arrived (docs/alem.md "Down armed, third pass").
+    """
+    start = d.position
+    goal = (int(target[0]), int(target[1]))
+    if start == goal:
+        return None
+    mem = d.memory
+    if mem is None:
+        return path_to(d, goal, adjacent=False)
+    blocks = mem.blocks[mem.level]
+    walk = mem.walkable_mask()
+    pick = d.inventory.get("pickaxe", 0)
+    dig_ids = {
+        BLOCK_NAMES.index(b) for b, tier in RESOURCE_TOOL.items() if 1 <= tier <= pick and b in BLOCK_NAMES
+    }
+    avoid = _occupied(d) - {goal}
+    h, w = walk.shape
+    best: dict[Point, float] = {start: 0.0}
+    first: dict[Point, Point] = {}
+    heap: list = [(0.0, 0, start)]
+    order = 1
+    while heap:
+        c, _, here = heapq.heappop(heap)
+        if here == goal:
+            break
+        if c > best[here]:
+            continue
+        for _, dx, dy in STEP_DIRS:
+            p = (here[0] + dx, here[1] + dy)
+            if not (0 <= p[0] < w and 0 <= p[1] < h) or p in avoid:
+                continue
+            if walk[p[1], p[0]]:
+                nc = c + 1
+            elif int(blocks[p[1], p[0]]) in dig_ids and not _coordination_tile(d, p):
+                nc = c + 1 + dig_cost
+            else:
+                continue
+            if nc < best.get(p, math.inf):
+                best[p] = nc
+                first[p] = p if here == start else first[here]
+                heapq.heappush(heap, (nc, order, p))
+                order += 1
+    if goal not in first:
+        return path_to(d, goal, adjacent=False)
+    nxt = first[goal]
+    if walk[nxt[1], nxt[0]]:
+        return move(direction_to(start, nxt))
+    return DO if facing(d, nxt) else move(direction_to(start, nxt))
+
+
 def act_on(d: ObsData, target: Point, action: int = DO) -> int:
     """Go next to ``target``, face it, then take ``action`` (Do by default; or a Build/Place/attack).
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import random
 
-from compass.games.alem.names import ACHIEVEMENT_WEIGHTS, ACHIEVEMENTS, ASCEND
+from compass.games.alem.names import ACHIEVEMENT_WEIGHTS, ACHIEVEMENTS, ASCEND, DESCEND
 from compass.games.alem.obs import ObsData
 from compass.games.alem.skill_api.knowledge import distance, hostile_mobs, nearest, team_alive
-from compass.games.alem.skill_api.paths import explore
-from compass.games.alem.skill_api.survival import descend_step, ladder_step, time_of_day
+from compass.games.alem.skill_api.paths import explore, tunnel_step
+from compass.games.alem.skill_api.survival import descend_step, ladder_step, standing_on, time_of_day
 
 _WEIGHT = dict(zip(ACHIEVEMENTS, ACHIEVEMENT_WEIGHTS, strict=True))
 
@@ -160,6 +160,9 @@ def descent_step(
     seek_from: int = 900,
     min_energy: float = 4,
     threat_radius: int = 6,
+    seek_near: str | None = None,
+    arrive_by: int | None = None,
+    dig: bool = False,
     **armed: float,
 ) -> int | None:
     """The whole "down armed" move as one step: walk to the known ladder down and Descend, or
@@ -168,17 +171,34 @@ def descent_step(
     With a ladder down known: :func:`descend_step` (Descend takes every teammate along). With none
     known, from episode step ``seek_from`` and no hostile creature within ``threat_radius``: a step
     of frontier exploration (:func:`explore`, its tie-break drawn from the step and agent id, so a
-    trace replays). ``None`` when not armed, below ``min_energy`` (an agent that arrives tired
-    sleeps among level 1's orcs), or with nothing to do. Made to be called early in a policy, ahead
-    of the daytime chores: on Hard tuning seeds 0-47 the armed agent that knew a ladder took its
-    walk in only about half of its armed steps, the rest went to food, water and sharing, and walks
-    of 15-33 tiles ran out of morning (docs/alem.md "Down armed, second pass").
+    trace replays), favouring unknown tiles beside known ``seek_near`` blocks when given
+    (``"path"``: the overworld's ladders down are only ever placed on path tiles, the tunnels and
+    caves inside mountains). ``arrive_by`` (a step of the day), when given, sets the walk's window
+    by the distance left instead of armed's ``latest``: the walk to a known ladder is taken
+    whenever the day step plus the Manhattan distance to it is at most ``arrive_by``, so a walk
+    begun in the morning is not dropped at ``latest`` a few tiles short, and one that cannot end
+    by ``arrive_by`` is not begun (exploring still stops at ``latest``). ``dig``: the walk is
+    :func:`tunnel_step`'s, through the stone round a ladder in a mountain where that is shorter
+    than the known way round (the armed agent holds a pickaxe). ``None`` when not armed,
+    below ``min_energy`` (an agent that arrives tired sleeps among level 1's orcs), or with nothing
+    to do. Made to be called early in a policy, ahead of the daytime chores: on Hard tuning seeds
+    0-47 the armed agent that knew a ladder took its walk in only about half of its armed steps,
+    the rest went to food, water and sharing, and walks of 15-33 tiles ran out of morning
+    (docs/alem.md "Down armed, second pass" and "third pass").
     """
-    if d.energy < min_energy or not armed_for_descent(d, from_step=from_step, **armed):
+    latest = int(armed.pop("latest", 100))
+    window = latest if arrive_by is None else max(latest, arrive_by)
+    if d.energy < min_energy or not armed_for_descent(d, from_step=from_step, latest=window, **armed):
         return None
-    step = descend_step(d)
-    if step is not None:
-        return step
-    if d.step < seek_from or hostile_mobs(d, threat_radius) or nearest(d, "ladder down") is not None:
+    ladder = nearest(d, "ladder down")
+    if ladder is not None:
+        if arrive_by is not None and time_of_day(d) + distance(d.position, ladder) > arrive_by:
+            return None
+        if not dig:
+            return descend_step(d)
+        if standing_on(d, "ladder down") or d.position == tuple(ladder):
+            return DESCEND
+        return tunnel_step(d, ladder)
+    if time_of_day(d) >= latest or d.step < seek_from or hostile_mobs(d, threat_radius):
         return None
-    return explore(d, random.Random(d.step * 7919 + d.agent_id))
+    return explore(d, random.Random(d.step * 7919 + d.agent_id), near=seek_near)

@@ -1,0 +1,126 @@
+"""Why teams do not reach level 1: where the overworld's ladder down lies, who sees it and when,
+who is armed and when, and what an armed agent that knows the ladder does instead of walking there
+(docs/alem.md "Down armed, third pass"). Tuning seeds only.
+
+    python benchmarks/alem_ladder_diag.py compass/games/alem/skills/alem_role_policy.py \\
+        --seeds 0-47 --steps 3000 --out /tmp/ladder/diag_main.json
+
+Per episode: the ladder row's tiles (from the env's own state, which no agent sees) and their
+walking distance from the spawn, the share of the overworld that is ``path`` (the only block a
+ladder down is placed on), the team Total % and the first step on level 1. Per agent: the first step
+it knew a ladder down, the first step it saw a ``path`` tile, the first step it held a pickaxe and
+a sword and the first step ``armed_for_descent`` held, the share of the overworld it had seen at
+steps 1,000 and at its end; and per armed agent-step with a ladder known, whether its action was
+the walk to it (``descend_step``), in all and at energy 4 or more (``armed_for_descent`` ignores
+energy: an armed agent asleep in the morning counts among the first).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from alem_dev import dev_parser, load_policy, parse_dev_args, play  # noqa: E402
+
+
+def ladder_truth(seed: int, steps: int) -> dict:
+    """The overworld's ladders down, the spawn, and the share of ``path`` tiles, read from the
+    env's state after ``reset(seed)`` (no agent sees this: it says where the ladder was)."""
+    import numpy as np
+
+    from compass.games.alem.env import make_alem
+    from compass.games.alem.names import BLOCK_NAMES
+
+    env = make_alem("hard", max_steps=steps, text=False, preset="rl")
+    env.reset(seed)
+    st = env._np  # the numpy copy of the JAX state
+    ladders = np.argwhere(np.asarray(st.item_map)[0] == 2).tolist()  # ItemType.LADDER_DOWN
+    spawn = np.asarray(st.player_position)[0].tolist()
+    blocks = np.asarray(st.map)[0]
+    dist = min(abs(r - spawn[0]) + abs(c - spawn[1]) for r, c in ladders) if ladders else None
+    return {
+        "ladders": ladders,
+        "spawn": spawn,
+        "ladder_dist": dist,
+        "path_share": round(float((blocks == BLOCK_NAMES.index("path")).mean()), 3),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    from compass.games.alem.names import BLOCK_NAMES
+    from compass.games.alem.skill_api.knowledge import nearest, obs_data_from_view
+    from compass.games.alem.skill_api.progress import armed_for_descent
+    from compass.games.alem.skill_api.survival import descend_step
+
+    p = dev_parser(__doc__, seeds="0-47", variants=False)
+    a = parse_dev_args(p, argv)
+    policy = load_policy(a.skill_file)
+    path_id = BLOCK_NAMES.index("path")
+    recs = [{"seed": s, **ladder_truth(s, a.steps), "agents": {}, "level1": None} for s in a.seeds]
+    walks = [Counter() for _ in a.seeds]
+
+    def on_step(i: int, views: list, actions: list[int]) -> None:
+        r = recs[i]
+        for k, v in enumerate(views):
+            d = obs_data_from_view(v)
+            ag = r["agents"].setdefault(str(k), {"role": d.role})
+            if not d.alive:
+                ag.setdefault("dead", d.step)
+                continue
+            ag.pop("dead", None)
+            if d.level >= 1:
+                r["level1"] = r["level1"] or d.step
+                continue
+            mem = d.memory
+            if mem is not None:
+                if "path" not in ag and (mem.blocks[0] == path_id).any():
+                    ag["path"] = d.step
+                seen = round(float((mem.blocks[0] >= 0).mean()), 3)
+                ag["seen_end"] = seen
+                if d.step == 1000:
+                    ag["seen_1000"] = seen
+            inv = d.inventory
+            if nearest(d, "ladder down") is not None:
+                ag.setdefault("ladder", d.step)
+            if inv.get("pickaxe", 0) >= 1 and inv.get("sword", 0) >= 1:
+                ag.setdefault("tools", d.step)
+            if armed_for_descent(d, from_step=300):
+                ag.setdefault("armed", d.step)
+                if nearest(d, "ladder down") is not None:
+                    walked = actions[k] == descend_step(d)
+                    walks[i]["armed_ladder_steps"] += 1
+                    walks[i]["walked"] += walked
+                    # Energy below 4: asleep or about to be (armed_for_descent ignores energy).
+                    if d.energy >= 4:
+                        walks[i]["rested_steps"] += 1
+                        walks[i]["rested_walked"] += walked
+
+    trackers = play([(policy, s) for s in a.seeds], a.steps, on_step=on_step)
+    for r, w, tr in zip(recs, walks, trackers, strict=True):
+        sc = tr.score().as_dict()
+        r["team_total_pct"] = sc["team_total_pct"]
+        r["walks"] = dict(w)
+        r["deaths"] = [(ag["steps_survived"], ag["death_cause"]) for ag in sc["agents"]]
+    Path(a.out).write_text(json.dumps(recs, indent=1))
+    for r in recs:
+        ags = list(r["agents"].values())
+        print(
+            f"seed {r['seed']:3d} total {r['team_total_pct']:5.1f} level1 {r['level1']} "
+            f"ladder_dist {r['ladder_dist']} seen_ladder {_first(ags, 'ladder')} armed {_first(ags, 'armed')} "
+            f"path {_first(ags, 'path')} seen@1000 {[x.get('seen_1000') for x in ags]} walks {r['walks']}"
+        )
+
+
+def _first(agents: list[dict], key: str) -> int | None:
+    """The earliest step any agent's record holds for ``key``."""
+    return min((a[key] for a in agents if key in a), default=None)
+
+
+if __name__ == "__main__":
+    main()
