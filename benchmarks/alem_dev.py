@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from compass.games.alem.protocol import TUNING_SEEDS
+from compass.games.alem.protocol import TUNING_TEXT, is_tuning_seed
 
 
 def tuning_seeds(text: str) -> list[int]:
@@ -23,8 +23,8 @@ def tuning_seeds(text: str) -> list[int]:
     for part in text.split(","):
         lo, _, hi = part.strip().partition("-")
         seeds.extend(range(int(lo), int(hi or lo) + 1))
-    if not seeds or any(s not in TUNING_SEEDS for s in seeds):
-        raise SystemExit("--seeds: tuning seeds must lie in 0-999 (docs/alem.md 'Seed protocol')")
+    if not seeds or not all(is_tuning_seed(s) for s in seeds):
+        raise SystemExit(f"--seeds: tuning seeds must lie in {TUNING_TEXT} (docs/alem.md 'Seed protocol')")
     return seeds
 
 
@@ -37,7 +37,7 @@ def dev_parser(doc: str | None, seeds: str = "0-11", variants: bool = True) -> a
         p.add_argument("variants", nargs="+", help="LABEL=PATH (a skill file named as its function)")
     else:
         p.add_argument("skill_file", help="a skill file named as its function")
-    p.add_argument("--seeds", default=seeds, help=f"tuning seeds (0-999): {seeds} or a comma list")
+    p.add_argument("--seeds", default=seeds, help=f"tuning seeds ({TUNING_TEXT}): {seeds} or a comma list")
     p.add_argument("--steps", type=int, default=3000)
     p.add_argument("--out", required=True)
     return p

@@ -67,7 +67,7 @@ from compass.games.alem.metrics import PAPER_TABLE1, EpisodeScore, EpisodeTracke
 from compass.games.alem.protocol import (  # noqa: E402
     EVAL_BASES,
     LEADERBOARD_EPISODES,
-    TUNING_SEEDS,
+    TUNING_TEXT,
     check_tuning_seeds,
     episode_seeds,
     is_evaluation_seed,
@@ -492,7 +492,7 @@ def main(argv: list[str] | None = None) -> int:
         "--seed-base",
         type=int,
         default=None,
-        help=f"episode i plays seed SEED_BASE + i; a tuning seed ({TUNING_SEEDS.start}-{TUNING_SEEDS.stop - 1}, "
+        help=f"episode i plays seed SEED_BASE + i; a tuning seed ({TUNING_TEXT}, "
         "default 0) outside --leaderboard",
     )
     p.add_argument("--steps", type=int, default=0, help="max steps per episode (default 10000)")

@@ -9,8 +9,8 @@ test (``holdup.judge``, one-sided at ``--alpha``) says it is better than the cur
 same seeds. With ``--write`` the winning values go back into the library file (only
 the literals change; a ``# tuned:`` header line records seeds, steps and scores).
 
-Tuning seeds only: every seed must lie in ``compass.games.alem.protocol.TUNING_SEEDS`` (0-999;
-docs/alem.md "Seed protocol").
+Tuning seeds only: every seed must be one ``compass.games.alem.protocol.is_tuning_seed`` accepts
+(0-999 or 100,000-199,999; docs/alem.md "Seed protocol").
 
     python benchmarks/tune_alem_params.py --env alem:hard --seeds 0,1 --steps 1500 \\
         --grid dusk=100,120,140 --grid flee_health=2,4 --out /tmp/tune.json
@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from compass.games.alem.protocol import TUNING_SEEDS  # noqa: E402
+from compass.games.alem.protocol import TUNING_TEXT, is_tuning_seed  # noqa: E402
 from compass.skills.holdup import describe, describe_test, evaluate_skill, judge  # noqa: E402
 from compass.skills.library import SkillLibrary  # noqa: E402
 from compass.skills.params import get_params, param_names, set_params  # noqa: E402
@@ -54,14 +54,14 @@ def parse_grid(items: list[str], declared: list[str]) -> dict[str, list]:
 
 
 def parse_seeds(text: str) -> list[int]:
-    """A comma list of tuning seeds; refuses any seed outside 0-999."""
+    """A comma list of tuning seeds; refuses any seed outside the tuning ranges."""
     try:
         seeds = [int(s) for s in text.split(",") if s.strip()]
     except ValueError:
         raise SystemExit(f"--seeds {text!r}: expected integers like 0,1,2") from None
-    bad = [s for s in seeds if s not in TUNING_SEEDS]
+    bad = [s for s in seeds if not is_tuning_seed(s)]
     if not seeds or bad:
-        raise SystemExit(f"--seeds: tuning seeds must lie in 0-999 (got {bad or 'none'})")
+        raise SystemExit(f"--seeds: tuning seeds must lie in {TUNING_TEXT} (got {bad or 'none'})")
     return seeds
 
 
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--env", default="alem:hard")
     p.add_argument("--skill", default="alem_role_policy")
-    p.add_argument("--seeds", default="0,1", help="tuning seeds (0-999 only)")
+    p.add_argument("--seeds", default="0,1", help=f"tuning seeds ({TUNING_TEXT} only)")
     p.add_argument("--steps", type=int, default=1500)
     p.add_argument("--grid", action="append", default=[], help="NAME=V1,V2,... (repeatable)")
     p.add_argument("--alpha", type=float, default=0.05, help="one-sided error rate of the keep test")

@@ -27,12 +27,14 @@ from compass.games.alem.protocol import (
     EVAL_BASES,
     EVAL_SPAN,
     FRESH_EVAL_SEED,
+    JUDGING_SEEDS,
     LEADERBOARD_EVAL_SEED,
     TUNING_SEEDS,
     check_tuning_seeds,
     episode_seeds,
     evaluation_seeds,
     is_evaluation_seed,
+    is_tuning_seed,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -177,7 +179,9 @@ def test_labelled_markdown_paragraphs_may_cite_evaluation_seeds_but_not_as_optio
 
 def test_split_is_disjoint_and_derived_as_alem_derives_it():
     evals = evaluation_seeds()
-    assert not evals & set(TUNING_SEEDS)
+    assert not evals & set(TUNING_SEEDS) and not evals & set(JUDGING_SEEDS)
+    assert all(is_tuning_seed(s) for s in (0, 999, 100_000, 199_999))
+    assert not any(is_tuning_seed(s) for s in (-1, 1000, 9999, 99_999, 200_000, FRESH_EVAL_SEED))
     assert LEADERBOARD_EVAL_SEED == 9999 and set(EVAL_BASES.values()) == {9999, FRESH_EVAL_SEED}
     assert episode_seeds(LEADERBOARD_EVAL_SEED, 20) == list(range(9999, 10019))  # EVAL_SEED + i
     assert all(is_evaluation_seed(s) for s in episode_seeds(FRESH_EVAL_SEED, EVAL_SPAN))
@@ -193,5 +197,6 @@ def test_docs_state_the_split():
     doc = (ROOT / "docs/alem.md").read_text(encoding="utf-8")
     section = doc[doc.index("## Seed protocol") :]
     section = section[: section.index("\n## ", 1)]
-    assert "0-999" in section and "9999" in section and "7,100,000" in section
+    assert "0-999" in section and "100,000-199,999" in section
+    assert "9999" in section and "7,100,000" in section
     assert "benchmarks/bench_alem.py --leaderboard" in section

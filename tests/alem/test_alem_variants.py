@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from compass.games.alem.protocol import LEADERBOARD_EVAL_SEED
+
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
@@ -85,5 +87,9 @@ def test_the_dev_scripts_refuse_a_variant_without_a_label_and_evaluation_seeds(m
     with pytest.raises(SystemExit):
         parse_dev_args(dev_parser("x"), ["/tmp/a/p.py", "--out", "o"])
     assert "expected LABEL=PATH" in capsys.readouterr().err
-    with pytest.raises(SystemExit, match="tuning seeds"):
-        parse_dev_args(dev_parser("x", variants=False), ["p.py", "--seeds", "1000", "--out", "o"])
+    # The judging range is tuning too; the gate's seeds (1000..) and the evaluation seeds are not.
+    b = parse_dev_args(dev_parser("x", variants=False), ["p.py", "--seeds", "100000-100002", "--out", "o"])
+    assert b.seeds == [100_000, 100_001, 100_002]
+    for bad in ("1000", str(LEADERBOARD_EVAL_SEED), "199999-200000"):
+        with pytest.raises(SystemExit, match="tuning seeds"):
+            parse_dev_args(dev_parser("x", variants=False), ["p.py", "--seeds", bad, "--out", "o"])

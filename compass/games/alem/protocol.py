@@ -3,9 +3,12 @@
 A figure cannot flatter when the episodes it is measured on were never looked at while the
 library was being written or tuned. So ALEM seeds come in two disjoint sets:
 
-- **tuning seeds** ``0-999``: every experiment a developer looks at (iteration runs of
-  ``benchmarks/bench_alem.py``, ``compass run``/``compass eval`` while developing, tests, the keep
-  gate, offline fitting, docs examples);
+- **tuning seeds** ``0-999`` and ``100,000-199,999``: every experiment a developer looks at
+  (iteration runs of ``benchmarks/bench_alem.py``, ``compass run``/``compass eval`` while developing,
+  tests, the keep gate, offline fitting, docs examples). The second range was added when the
+  selection and confirmation blocks that judge library changes (docs/alem.md "Judging a variant")
+  had used up most of the first; it lies away from the gate's seeds (1000..) and both evaluation
+  bases;
 - **evaluation seeds**: run only by ``python benchmarks/bench_alem.py --leaderboard``. Two bases,
   each followed by up to :data:`EVAL_SPAN` episode seeds:
 
@@ -25,6 +28,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 TUNING_SEEDS = range(0, 1000)
+JUDGING_SEEDS = range(100_000, 200_000)  # tuning seeds too: room for fresh judging blocks
+TUNING_TEXT = "0-999 or 100,000-199,999"
 LEADERBOARD_EVAL_SEED = 9999  # alem-env's EVAL_SEED (baselines/llm/config/config.yaml, EVALUATION.md)
 FRESH_EVAL_SEED = 7_100_000  # unused by any compass run before the split
 EVAL_BASES = {"leaderboard": LEADERBOARD_EVAL_SEED, "fresh": FRESH_EVAL_SEED}
@@ -44,6 +49,11 @@ def evaluation_seeds() -> set[int]:
     return {b + i for b in EVAL_BASES.values() for i in range(EVAL_SPAN)}
 
 
+def is_tuning_seed(seed: int) -> bool:
+    """True when ``seed`` is a tuning seed (:data:`TUNING_SEEDS` or :data:`JUDGING_SEEDS`)."""
+    return seed in TUNING_SEEDS or seed in JUDGING_SEEDS
+
+
 def is_evaluation_seed(seed: int) -> bool:
     """True when ``seed`` is reserved for the benchmark command."""
     return any(b <= seed < b + EVAL_SPAN for b in EVAL_BASES.values())
@@ -56,6 +66,6 @@ def check_tuning_seeds(seeds: Iterable[int], where: str = "seeds") -> None:
             base = next(n for n, b in EVAL_BASES.items() if b <= s < b + EVAL_SPAN)
             raise ValueError(
                 f"{where}: seed {s} is an evaluation seed ({base} base); tuning runs use seeds "
-                f"{TUNING_SEEDS.start}-{TUNING_SEEDS.stop - 1} (compass/games/alem/protocol.py). "
+                f"{TUNING_TEXT} (compass/games/alem/protocol.py). "
                 "Evaluation seeds are played only by `python benchmarks/bench_alem.py --leaderboard`"
             )
