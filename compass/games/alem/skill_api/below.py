@@ -33,7 +33,6 @@ from compass.games.alem.names import (
     ASCEND,
     DESCEND,
     DIRECTION_ACTIONS,
-    DO,
     MOVES,
     PLACE_TABLE,
     SOLID_BLOCKS,
@@ -45,7 +44,6 @@ from compass.games.alem.skill_api.knowledge import (
     Point,
     block_at,
     distance,
-    facing,
     facing_free_ground,
     hostile_mobs,
     near,
@@ -59,7 +57,6 @@ from compass.games.alem.skill_api.paths import _bfs, act_on, explore, path_to
 from compass.games.alem.skill_api.progress import LEVEL_ENTRY_ACHIEVEMENTS
 from compass.games.alem.skill_api.survival import (
     descend_step,
-    downed_teammates,
     ladder_step,
     revive_step,
     standing_on,
@@ -471,18 +468,7 @@ def safe_revive_step(d: ObsData, reach: int = 30) -> int | None:
     Why: on Hard tuning seed 43 (main b099290) the warrior's body lay in a one-tile corridor with an
     orc mage beside it; the miner revived it about 40 times in 200 steps, and each time the mage killed
     it again at 1 health within ~5 steps."""
-    if d.level < 1:
-        return revive_step(d, reach=reach)
-    for body in downed_teammates(d, reach):
-        xy = (body.x, body.y)
-        if body_in_danger(d, xy):
-            continue
-        if distance(d.position, xy) == 1 and facing(d, xy):
-            return DO
-        step = path_to(d, xy, adjacent=True)
-        if step is not None:
-            return step
-    return None
+    return revive_step(d, reach=reach, skip=None if d.level < 1 else body_in_danger)
 
 
 __all__ = [

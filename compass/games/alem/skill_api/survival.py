@@ -11,6 +11,7 @@ nothing to do, so skills chain them with ``or``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from compass.games.alem.names import (
     DESCEND,
@@ -649,7 +650,9 @@ def downed_teammates(d: ObsData, reach: int = 99) -> list:
     return sorted(bodies, key=lambda t: (distance(d.position, (t.x, t.y)), t.id))
 
 
-def revive_step(d: ObsData, reach: int = 30, safe_radius: int = 0) -> int | None:
+def revive_step(
+    d: ObsData, reach: int = 30, safe_radius: int = 0, skip: Callable[[ObsData, Point], bool] | None = None
+) -> int | None:
     """Bring the nearest downed teammate back: walk next to its body, face it, Do.
 
     alem's rule (``interplayer_interaction`` in ``alem_coop/game_logic.py``): a Do facing the tile
@@ -657,12 +660,15 @@ def revive_step(d: ObsData, reach: int = 30, safe_radius: int = 0) -> int | None
     with the food, drink, energy and inventory it died with (so one that starved needs food at
     once: it asks the forager, who gives while it can spare it). ``None`` when no body lies within
     ``reach`` tiles, none can be reached, or (with ``safe_radius`` > 0) a hostile creature is
-    within ``safe_radius`` tiles of this agent.
+    within ``safe_radius`` tiles of this agent. ``skip(d, xy)``, when given, passes over the bodies it
+    is true for (``below.safe_revive_step`` leaves those a creature would kill again).
     """
     if safe_radius > 0 and hostile_mobs(d, safe_radius):
         return None
     for body in downed_teammates(d, reach):
         xy = (body.x, body.y)
+        if skip is not None and skip(d, xy):
+            continue
         if distance(d.position, xy) == 1 and facing(d, xy):
             return DO
         step = path_to(d, xy, adjacent=True)
