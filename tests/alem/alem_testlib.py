@@ -9,6 +9,7 @@ import pytest
 from compass.core.family import get_family
 from compass.core.types import AgentView
 from compass.games.alem.names import ITEM_NAMES
+from compass.games.alem.obs import CoordSite, ObsData, Teammate
 
 LIBRARY = get_family("alem").seed_skills_dir
 HAVE_ALEM = importlib.util.find_spec("alem") is not None
@@ -85,3 +86,21 @@ def place_pair(env, candidates, pickaxe: int, what: str):
     )
     env.restore(cp | {"state": st, "np": jax.tree_util.tree_map(np.asarray, st)})
     return site, env.step([NOOP, NOOP, NOOP])
+
+
+def add_sync_site(d: ObsData, name: str, xy: tuple[int, int], soft: bool, required: int = 3) -> None:
+    """A sync site on ``name`` at ``xy`` in ``d``'s view (offsets and distance from ``d.position``)."""
+    dx, dy = xy[0] - d.position[0], xy[1] - d.position[1]
+    d.coord_sites.append(
+        CoordSite(name, *xy, dx, dy, abs(dx) + abs(dy), "sync", required=required, soft=soft)
+    )
+
+
+def add_team(d: ObsData, positions: dict, roles=None, dead=()) -> None:
+    """Every agent of ``positions`` but ``d``'s own as a teammate in view (role ``roles[i]`` or miner,
+    9 health, alive unless in ``dead``)."""
+    for i, (x, y) in positions.items():
+        if i != d.agent_id:
+            dx, dy = x - d.position[0], y - d.position[1]
+            role = roles[i] if roles else "miner"
+            d.teammates.append(Teammate(i, role, x, y, dx, dy, abs(dx) + abs(dy), 9.0, alive=i not in dead))

@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+from alem_testlib import add_sync_site, add_team
 from test_alem_api import _obs
 
 from compass.games.alem import skill_api as api
 from compass.games.alem.names import BLOCK_ID, LEFT, NOOP, RIGHT, UP
-from compass.games.alem.obs import CoordSite, Teammate
+from compass.games.alem.obs import CoordSite
 
 # An 11x9 field: a soft 3-agent stone site at (3, 2), a hard 3-agent one at (8, 2).
 FIELD = [
@@ -32,15 +33,9 @@ def _agent(me, positions=TEAM, sites=((SOFT, True),), pickaxe=1, have=frozenset(
     d.position = positions[me]
     d.facing, d.facing_xy = "north", facing or (d.position[0], d.position[1] - 1)
     d.inventory["pickaxe"] = pickaxe
-    for (x, y), soft in sites:
-        dx, dy = x - d.position[0], y - d.position[1]
-        d.coord_sites.append(
-            CoordSite("stone", x, y, dx, dy, abs(dx) + abs(dy), "sync", required=3, soft=soft)
-        )
-    for i, (x, y) in positions.items():
-        if i != me:
-            dx, dy = x - d.position[0], y - d.position[1]
-            d.teammates.append(Teammate(i, ROLES[i], x, y, dx, dy, abs(dx) + abs(dy), 9.0))
+    for xy, soft in sites:
+        add_sync_site(d, "stone", xy, soft)
+    add_team(d, positions, ROLES)
     return d
 
 

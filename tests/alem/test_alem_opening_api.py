@@ -3,12 +3,12 @@ issue 23, item 2)."""
 
 from __future__ import annotations
 
-from alem_testlib import site_with_room
+from alem_testlib import add_sync_site, add_team, site_with_room
 from test_alem_api import _obs
 
 from compass.games.alem import skill_api as api
 from compass.games.alem.names import BLOCK_ID, DOWN, LEFT, NOOP, RIGHT, UP
-from compass.games.alem.obs import CoordSite, Teammate
+from compass.games.alem.obs import CoordSite
 
 # An 11x9 field: a hard 3-agent stone site at (2, 2), a soft 3-agent tree site at (8, 2).
 FIELD = [
@@ -31,16 +31,9 @@ def _agent(me, positions=TEAM, sites=((HARD, False), (SOFT, True)), have=frozens
     d = _obs(FIELD, agent_id=me, achievements=frozenset(have), step=step)
     d.position = positions[me]
     d.facing, d.facing_xy = "north", (d.position[0], d.position[1] - 1)
-    for (x, y), soft in sites:
-        name = "tree" if (x, y) == SOFT else "stone"
-        dx, dy = x - d.position[0], y - d.position[1]
-        d.coord_sites.append(CoordSite(name, x, y, dx, dy, abs(dx) + abs(dy), "sync", required=3, soft=soft))
-    for i, (x, y) in positions.items():
-        if i != me:
-            dx, dy = x - d.position[0], y - d.position[1]
-            d.teammates.append(
-                Teammate(i, "miner", x, y, dx, dy, abs(dx) + abs(dy), 9.0, alive=i not in dead)
-            )
+    for xy, soft in sites:
+        add_sync_site(d, "tree" if xy == SOFT else "stone", xy, soft)
+    add_team(d, positions, dead=dead)
     return d
 
 

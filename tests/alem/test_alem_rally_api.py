@@ -3,12 +3,11 @@ works it there with the opening (docs/alem.md "The opening, third pass"; issue 2
 
 from __future__ import annotations
 
-from alem_testlib import site_with_room
+from alem_testlib import add_sync_site, add_team, site_with_room
 from test_alem_api import _obs
 
 from compass.games.alem import skill_api as api
 from compass.games.alem.names import NOOP
-from compass.games.alem.obs import CoordSite, Teammate
 
 # A 24x12 field. The team stands bottom left; a 3-agent stone site with room at (17, 3), a
 # 3-agent tree site at (7, 3) boxed in by trees (one walkable neighbour), both only remembered.
@@ -38,15 +37,8 @@ def _agent(me, positions=TEAM, have=frozenset(), remembered=(ROOM, BOXED), seen=
     for x, y in remembered:
         d.memory.coord[0, y, x] = 3
     for (x, y), soft in seen:
-        name = "tree" if FIELD[y][x] == "T" else "stone"
-        dx, dy = x - d.position[0], y - d.position[1]
-        d.coord_sites.append(CoordSite(name, x, y, dx, dy, abs(dx) + abs(dy), "sync", required=3, soft=soft))
-    for i, (x, y) in positions.items():
-        if i != me:
-            dx, dy = x - d.position[0], y - d.position[1]
-            d.teammates.append(
-                Teammate(i, "miner", x, y, dx, dy, abs(dx) + abs(dy), 9.0, alive=i not in dead)
-            )
+        add_sync_site(d, "tree" if FIELD[y][x] == "T" else "stone", (x, y), soft)
+    add_team(d, positions, dead=dead)
     return d
 
 
