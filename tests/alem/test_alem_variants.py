@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from alem_testlib import LIBRARY, needs_alem
 
 from compass.games.alem.protocol import LEADERBOARD_EVAL_SEED
 
@@ -93,3 +94,18 @@ def test_the_dev_scripts_refuse_a_variant_without_a_label_and_evaluation_seeds(m
     for bad in ("1000", str(LEADERBOARD_EVAL_SEED), "199999-200000"):
         with pytest.raises(SystemExit, match="tuning seeds"):
             parse_dev_args(dev_parser("x", variants=False), ["p.py", "--seeds", bad, "--out", "o"])
+
+
+@needs_alem
+def test_play_in_chunks_gives_the_episodes_one_batch_gives(monkeypatch):
+    # A 192-episode block is played 96 at a time to bound memory; the rows must not depend on it.
+    monkeypatch.syspath_prepend(str(BENCH))
+    from alem_dev import load_policy, play
+
+    policy = load_policy(LIBRARY / "alem_role_policy.py")
+    jobs = [(policy, s) for s in (0, 1, 2)]
+    seen: set[int] = set()
+    chunked = play(jobs, 40, on_step=lambda i, views, actions: seen.add(i), chunk=2)
+    together = play(jobs, 40, chunk=3)
+    assert seen == {0, 1, 2}
+    assert [t.score().as_dict() for t in chunked] == [t.score().as_dict() for t in together]
