@@ -199,7 +199,9 @@ def alem_role_policy(obs: str) -> int:
     # and fed, it takes the team down itself (Descend moves everyone, so nobody waits by the ladder),
     # or explores for the ladder down when none is known.
     if armed_for_descent(d, from_step=first_visit):
-        step = descend_step(d)
+        # Down armed, third pass (docs/alem.md "Down armed, third pass"): the walk to a known ladder digs
+        # through the stone round it where that is shorter than the way round (ladders lie inside mountains).
+        step = descent_step(d, from_step=first_visit, min_energy=0, seek_from=d.max_steps, dig=True)
         if step is not None:
             return step
         if d.step >= seek_ladder_from and not threats and nearest(d, "ladder down") is None:
