@@ -14,18 +14,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from compass.games.alem.protocol import TUNING_TEXT, is_tuning_seed
+from compass.games.alem.protocol import TUNING_TEXT, parse_tuning_seeds
 
 
 def tuning_seeds(text: str) -> list[int]:
-    """``"0-23"``, ``"0,3,5"`` or ``"0-3,7"`` -> seeds; refuses any outside the tuning range."""
-    seeds: list[int] = []
-    for part in text.split(","):
-        lo, _, hi = part.strip().partition("-")
-        seeds.extend(range(int(lo), int(hi or lo) + 1))
-    if not seeds or not all(is_tuning_seed(s) for s in seeds):
-        raise SystemExit(f"--seeds: tuning seeds must lie in {TUNING_TEXT} (docs/alem.md 'Seed protocol')")
-    return seeds
+    """``"0-23"``, ``"0,3,5"`` or ``"0-3,7"`` -> seeds; refuses (one line, no traceback) any outside
+    the tuning ranges and text that is not a seed list."""
+    try:
+        return parse_tuning_seeds(text)
+    except ValueError as e:
+        raise SystemExit(str(e)) from None
 
 
 def dev_parser(doc: str | None, seeds: str = "0-11", variants: bool = True) -> argparse.ArgumentParser:

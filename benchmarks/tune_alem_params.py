@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from compass.games.alem.protocol import TUNING_TEXT, is_tuning_seed  # noqa: E402
+from compass.games.alem.protocol import TUNING_TEXT, parse_tuning_seeds  # noqa: E402
 from compass.skills.holdup import describe, describe_test, evaluate_skill, judge  # noqa: E402
 from compass.skills.library import SkillLibrary  # noqa: E402
 from compass.skills.params import get_params, param_names, set_params  # noqa: E402
@@ -54,15 +54,11 @@ def parse_grid(items: list[str], declared: list[str]) -> dict[str, list]:
 
 
 def parse_seeds(text: str) -> list[int]:
-    """A comma list of tuning seeds; refuses any seed outside the tuning ranges."""
+    """Tuning seeds (``0,1,2`` or ``0-23``); refuses in one line any seed outside the tuning ranges."""
     try:
-        seeds = [int(s) for s in text.split(",") if s.strip()]
-    except ValueError:
-        raise SystemExit(f"--seeds {text!r}: expected integers like 0,1,2") from None
-    bad = [s for s in seeds if not is_tuning_seed(s)]
-    if not seeds or bad:
-        raise SystemExit(f"--seeds: tuning seeds must lie in {TUNING_TEXT} (got {bad or 'none'})")
-    return seeds
+        return parse_tuning_seeds(text)
+    except ValueError as e:
+        raise SystemExit(str(e)) from None
 
 
 async def tune(

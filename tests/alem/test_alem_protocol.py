@@ -35,6 +35,7 @@ from compass.games.alem.protocol import (
     evaluation_seeds,
     is_evaluation_seed,
     is_tuning_seed,
+    parse_tuning_seeds,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -191,6 +192,18 @@ def test_split_is_disjoint_and_derived_as_alem_derives_it():
         check_tuning_seeds([5, 10003], "--seed-base")
     with pytest.raises(ValueError):
         episode_seeds(0, 0)
+
+
+def test_seed_lists_are_read_and_refused_in_one_line():
+    assert parse_tuning_seeds("0-2,7,100000-100001") == [0, 1, 2, 7, 100_000, 100_001]
+    with pytest.raises(ValueError, match=r"--seeds 'a': expected seeds like 0-23"):
+        parse_tuning_seeds("a")
+    with pytest.raises(ValueError, match="--seeds '0-x'"):
+        parse_tuning_seeds("0-x")
+    with pytest.raises(ValueError, match=r"must lie in 0-999 or 100,000-199,999, got 1000 and 1 more"):
+        parse_tuning_seeds("998-1001", "--seeds")
+    with pytest.raises(ValueError, match="got none"):
+        parse_tuning_seeds("5-3")
 
 
 def test_docs_state_the_split():

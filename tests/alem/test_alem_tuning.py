@@ -12,7 +12,8 @@ from compass.skills.params import get_params, param_names, set_params
 
 def test_tuner_refuses_seeds_outside_the_tuning_range():
     assert parse_seeds("0,1,999,100000") == [0, 1, 999, 100_000]
-    for bad in ("0,1000", "-1", "", "a", "200000"):
+    assert parse_seeds("0-2") == [0, 1, 2]
+    for bad in ("0,1000", "-1", "", "a", "200000", "3-x"):
         with pytest.raises(SystemExit):
             parse_seeds(bad)
 

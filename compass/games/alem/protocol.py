@@ -54,6 +54,29 @@ def is_tuning_seed(seed: int) -> bool:
     return seed in TUNING_SEEDS or seed in JUDGING_SEEDS
 
 
+def parse_tuning_seeds(text: str, where: str = "--seeds") -> list[int]:
+    """``"0-23"``, ``"0,3,5"`` or ``"0-3,100000-100047"`` -> the seeds, in order.
+
+    Raises ``ValueError`` naming ``where`` for text that is not a seed list and for any seed outside
+    the tuning ranges (:func:`is_tuning_seed`), so a development script can refuse it in one line.
+    """
+    seeds: list[int] = []
+    for part in text.split(","):
+        lo, sep, hi = part.strip().partition("-")
+        try:
+            first, last = int(lo), int(hi if sep else lo)
+        except ValueError:
+            raise ValueError(f"{where} {text!r}: expected seeds like 0-23 or 0,3,5") from None
+        seeds.extend(range(first, last + 1))
+    bad = [s for s in seeds if not is_tuning_seed(s)]
+    if not seeds or bad:
+        got = f"{bad[0]} and {len(bad) - 1} more" if len(bad) > 1 else (bad[0] if bad else "none")
+        raise ValueError(
+            f"{where}: tuning seeds must lie in {TUNING_TEXT}, got {got} (docs/alem.md 'Seed protocol')"
+        )
+    return seeds
+
+
 def is_evaluation_seed(seed: int) -> bool:
     """True when ``seed`` is reserved for the benchmark command."""
     return any(b <= seed < b + EVAL_SPAN for b in EVAL_BASES.values())
