@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from alem_testlib import add_sync_site
 from test_alem_api import _obs
 
 from compass.games.alem import skill_api as api
-from compass.games.alem.names import BUILD_ACTIONS, LEFT, RIGHT
+from compass.games.alem.names import BLOCK_ID, BUILD_ACTIONS, LEFT, RIGHT
 from compass.games.alem.obs import CoordSite, Mob, Teammate
+from compass.games.alem.skill_api.coordination import known_sites
 
 
 def _site(x: int, y: int, kind: str = "sync", required: int = 2, soft: bool = False) -> CoordSite:
@@ -188,3 +190,21 @@ def test_followers_join_the_site_the_leader_stands_by_even_when_it_pays_them_not
     # While the leader is not next to a site yet, followers have no target of their own.
     walking = _agent(1, "miner", (7, 2), [(0, "warrior", (2, 4))], [a, b])
     assert api.shared_site(walking) is None
+
+
+def test_known_sites_are_the_seen_ones_then_the_remembered_ones_on_this_level():
+    d = _obs(["@....", ".....", "..#.#", "....."])
+    d.memory.coord[0, 2, 2] = 3  # a remembered 3-agent stone site ...
+    add_sync_site(d, "stone", (2, 2), soft=True)  # ... also in view, as soft: the view wins
+    d.memory.coord[0, 2, 4] = 2  # a remembered 2-agent site, not in view
+    d.memory.blocks[0, 0, 4] = BLOCK_ID["construction_site"]
+    d.memory.coord[0, 0, 4] = -4  # a remembered construction handover
+    sites = known_sites(d, lambda s: s.kind == "sync")
+    assert sorted(sites) == [(2, 2), (4, 2)]
+    assert sites[(2, 2)].soft and sites[(2, 2)].required == 3
+    assert not sites[(4, 2)].soft and sites[(4, 2)].required == 2 and sites[(4, 2)].dist == 6
+    built = known_sites(d, lambda s: s.construction)
+    assert list(built) == [(4, 0)] and built[(4, 0)].kind == "handover" and built[(4, 0)].window == 4
+    # A memory last updated on another level says nothing about this one.
+    d.memory.level = 1
+    assert list(known_sites(d, lambda s: s.kind == "sync")) == [(2, 2)]

@@ -16,6 +16,7 @@ from compass.core.types import Entity, OwnUnit
 from compass.games.alem.names import (
     ACHIEVEMENTS,
     BLOCK_NAMES,
+    CONSTRUCTION_BLOCK_NAMES,
     FACING_NAMES,
     GIVE,
     ITEM_NAMES,
@@ -39,9 +40,7 @@ from compass.util.grids import pad2d
 HALF_R, HALF_C = VIEW_ROWS // 2, VIEW_COLS // 2
 PAD = max(VIEW_ROWS, VIEW_COLS) + 2  # the harness's padding (MAX_OBS_DIM + 2)
 OUT_OF_BOUNDS = 1
-CONSTRUCTION_BLOCKS = frozenset(
-    {BLOCK_NAMES.index("construction_site"), BLOCK_NAMES.index("construction_in_progress")}
-)
+CONSTRUCTION_BLOCKS = frozenset(BLOCK_NAMES.index(name) for name in CONSTRUCTION_BLOCK_NAMES)
 # By block code: the harness never lists these blocks in "You see:".
 _SKIP = np.array([name in SKIP_BLOCKS for name in BLOCK_NAMES])
 MOB_ID_BASE = {"passive": 100, "melee": 200, "ranged": 300}  # Entity ids: stable per mob slot

@@ -135,6 +135,9 @@ BUILD_COSTS = {
     "beacon": {"iron": 3, "coal": 2},
 }
 
+# The blocks that are construction sites (a Build action works them, not Do).
+CONSTRUCTION_BLOCK_NAMES = ("construction_site", "construction_in_progress")
+
 BLOCK_NAMES: tuple[str, ...] = (
     "invalid",
     "out_of_bounds",

@@ -4,9 +4,17 @@ how the team stays within a view of its leader so that everyone sees the same si
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import permutations
 
-from compass.games.alem.names import BUILD_COSTS, N_AGENTS, VIEW_COLS, VIEW_ROWS, WALKABLE_BLOCKS
+from compass.games.alem.names import (
+    BUILD_COSTS,
+    CONSTRUCTION_BLOCK_NAMES,
+    N_AGENTS,
+    VIEW_COLS,
+    VIEW_ROWS,
+    WALKABLE_BLOCKS,
+)
 from compass.games.alem.obs import CoordSite, Mob, ObsData
 from compass.games.alem.skill_api.actions import build, do, noop
 from compass.games.alem.skill_api.knowledge import (
@@ -45,12 +53,10 @@ def mine_unlock(site: CoordSite) -> str | None:
     return f"COORD_MINE_{_COORD_MINE[site.name]}_{'SOFT' if site.soft else 'HARD'}"
 
 
-def remembered_site(
-    d: ObsData, name: str, x: int, y: int, value: int, construction: bool = False
-) -> CoordSite:
+def remembered_site(d: ObsData, name: str, x: int, y: int, value: int) -> CoordSite:
     """The site at a remembered coordination tile (:meth:`AlemMemory.coord_tiles`), ``value`` as the
     memory stores it (> 0 the agents a sync site needs, < 0 a handover's window). The memory does
-    not record softness: ``soft`` is False."""
+    not record softness: ``soft`` is False. A construction block is a construction site, as in view."""
     dx, dy = x - d.position[0], y - d.position[1]
     return CoordSite(
         name,
@@ -62,8 +68,28 @@ def remembered_site(
         "sync" if value > 0 else "handover",
         required=max(value, 0),
         window=max(-value, 0),
-        construction=construction,
+        construction=name in CONSTRUCTION_BLOCK_NAMES,
     )
+
+
+def known_sites(d: ObsData, keep: Callable[[CoordSite], bool]) -> dict[Point, CoordSite]:
+    """The coordination sites ``keep`` accepts that this agent sees, or remembers on its level, by tile.
+
+    A site in view is taken as seen (its softness known); any other comes from the memory's
+    coordination values (:func:`remembered_site`). A site the agent saw used up is gone from its
+    memory too. Every seen-or-remembered site list (pairs, handovers, construction sites, the
+    rally) is this with its own ``keep``."""
+    sites = {(s.x, s.y): s for s in d.coord_sites if keep(s)}
+    mem = d.memory
+    if mem is not None and mem.level == d.level:
+        for x, y, value in mem.coord_tiles():
+            name = mem.block_at(x, y)
+            if (x, y) in sites or name is None:
+                continue
+            site = remembered_site(d, name, x, y, value)
+            if keep(site):
+                sites[(x, y)] = site
+    return sites
 
 
 def free_adjacent_tiles(d: ObsData, target: Point) -> list[Point]:
@@ -493,20 +519,13 @@ def rally_site(d: ObsData, sizes: tuple[int, ...] = (3,), reach: int = 12) -> Co
     in every view :func:`opening_site` takes over with the same choice for all)."""
     team = 1 + len(team_alive(d))
     pos = leader_position(d)
-    # Each tile once, with its tier when in view (soft), None when only remembered.
-    sites: dict[Point, tuple[CoordSite, bool | None]] = {}
-    for s in d.coord_sites:
-        if s.kind == "sync" and not s.construction and s.name not in WALKABLE_BLOCKS:
-            sites[(s.x, s.y)] = (s, s.soft)
-    mem = d.memory
-    if mem is not None and mem.level == d.level:
-        for x, y, value in mem.coord_tiles():
-            name = mem.block_at(x, y)
-            if value > 0 and (x, y) not in sites and name is not None and name not in WALKABLE_BLOCKS:
-                if not name.startswith("construction"):
-                    sites[(x, y)] = (remembered_site(d, name, x, y, value), None)
+    seen = {(s.x, s.y) for s in d.coord_sites}
+    sites = known_sites(
+        d, lambda s: s.kind == "sync" and not s.construction and s.name not in WALKABLE_BLOCKS
+    )
     best = None
-    for (x, y), (site, soft) in sites.items():
+    for (x, y), site in sites.items():
+        soft = site.soft if (x, y) in seen else None  # the memory keeps no tier
         if site.required not in sizes or not 2 <= site.required <= team or distance(pos, (x, y)) > reach:
             continue
         pts = _site_points(d, site.required, soft)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from compass.games.alem.obs import CoordSite, ObsData
 from compass.games.alem.skill_api.actions import do, noop
-from compass.games.alem.skill_api.coordination import in_view_of, remembered_site
+from compass.games.alem.skill_api.coordination import in_view_of, known_sites
 from compass.games.alem.skill_api.knowledge import (
     RESOURCE_BLOCKS,
     Point,
@@ -40,18 +40,10 @@ def handover_sites(d: ObsData) -> list[CoordSite]:
     Any agent can start or complete one whatever its pickaxe, so none is left out for want of a
     tool. Remembered sites come from the memory's coordination values (< 0: a handover's window);
     a site seen completed (or mined) is gone from the memory too."""
-    out = {
-        (s.x, s.y): s
-        for s in d.coord_sites
-        if s.kind == "handover" and not s.construction and s.name in RESOURCE_BLOCKS
-    }
-    mem = d.memory
-    if mem is not None and mem.level == d.level:
-        for x, y, value in mem.coord_tiles():
-            name = mem.block_at(x, y)
-            if value < 0 and name in RESOURCE_BLOCKS and (x, y) not in out:
-                out[(x, y)] = remembered_site(d, name, x, y, value)
-    return sorted(out.values(), key=lambda s: (s.y, s.x))
+    sites = known_sites(
+        d, lambda s: s.kind == "handover" and not s.construction and s.name in RESOURCE_BLOCKS
+    )
+    return sorted(sites.values(), key=lambda s: (s.y, s.x))
 
 
 def handover_plan(d: ObsData, reach: int = 8, slack: int = 3) -> tuple[CoordSite, int, bool] | None:

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from compass.games.alem.obs import CoordSite, ObsData
 from compass.games.alem.skill_api.actions import do, noop
-from compass.games.alem.skill_api.coordination import remembered_site, site_rewards_for
+from compass.games.alem.skill_api.coordination import known_sites, site_rewards_for
 from compass.games.alem.skill_api.knowledge import (
     RESOURCE_BLOCKS,
     Point,
@@ -47,14 +47,7 @@ def pair_sites(d: ObsData) -> list[CoordSite]:
     Remembered sites come from the memory's coordination values (2 = two agents), which do not
     record whether a site is soft: such a site is listed as hard and :func:`pair_site_pays` counts
     both tiers for it. A site the agent saw mined is gone from its memory too."""
-    out = {(s.x, s.y): s for s in d.coord_sites if _is_pair_site(s)}
-    mem = d.memory
-    if mem is not None and mem.level == d.level:
-        for x, y, value in mem.coord_tiles():
-            name = mem.block_at(x, y)
-            if value == 2 and name in RESOURCE_BLOCKS and (x, y) not in out:
-                out[(x, y)] = remembered_site(d, name, x, y, value)
-    return sorted(out.values(), key=lambda s: (s.y, s.x))
+    return sorted(known_sites(d, _is_pair_site).values(), key=lambda s: (s.y, s.x))
 
 
 def _is_pair_site(s: CoordSite) -> bool:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from compass.games.alem.names import BLOCK_ID, BUILD_COSTS
 from compass.games.alem.obs import CoordSite, ObsData
 from compass.games.alem.skill_api.actions import build, noop, request
-from compass.games.alem.skill_api.coordination import STRUCTURES, agents_adjacent, remembered_site
+from compass.games.alem.skill_api.coordination import STRUCTURES, agents_adjacent, known_sites
 from compass.games.alem.skill_api.knowledge import distance, has_materials, team_alive
 from compass.games.alem.skill_api.paths import path_to
 from compass.games.alem.skill_api.survival import time_of_day
@@ -109,15 +109,7 @@ def build_sites(d: ObsData, kinds: tuple[str, ...] = ("handover",)) -> list[Coor
     their ``soft`` flag is unknown there and reads False, so a remembered sync site is only a
     place to walk to. Ties break on (y, x), so agents that know the same sites order them alike.
     """
-    sites = {(s.x, s.y): s for s in d.coord_sites if s.construction and s.name == _SITE and s.kind in kinds}
-    mem = d.memory
-    if mem is not None:
-        for x, y, value in mem.coord_tiles():
-            if (x, y) in sites or mem.block_at(x, y) != _SITE:
-                continue
-            site = remembered_site(d, _SITE, x, y, value, construction=True)
-            if site.kind in kinds:
-                sites[(x, y)] = site
+    sites = known_sites(d, lambda s: s.construction and s.name == _SITE and s.kind in kinds)
     return sorted(sites.values(), key=lambda s: (distance(d.position, (s.x, s.y)), s.y, s.x))
 
 
