@@ -3,7 +3,7 @@ unlocks COORD_ELITE_*_KILL or COORD_LARGE_PASSIVE_KILL (docs/alem.md "Hunting to
 
 from __future__ import annotations
 
-from alem_testlib import add_team, needs_alem
+from alem_testlib import add_team, needs_alem, site_with_room
 from test_alem_api import _obs
 
 from compass.games.alem import skill_api as api
@@ -44,6 +44,9 @@ def test_a_target_needs_its_agents_within_reach_and_pays_only_what_the_agent_lac
     far = {0: (4, 5), 1: (5, 5), 2: (0, 0)}  # agent 2 is 8 tiles from the zombie
     assert api.hunt_target(_agent(0, far), reach=5) is None  # two of the three it needs
     assert api.hunt_target(_agent(0, far, mobs=((ZOMBIE, "melee", 1, 2),)), reach=5).id == 200  # two suffice
+    # Five tiles below it: within reach, but out of that teammate's view (4 rows each way), so it would not come.
+    unseen = {0: (4, 5), 1: (5, 5), 2: (4, 8)}
+    assert api.hunt_target(_agent(0, unseen), reach=5) is None
     near = {0: (4, 5), 1: (5, 5), 2: (2, 3)}
     assert api.hunt_target(_agent(0, near), reach=5).id == 200
     assert api.hunt_target(_agent(0, near, have={"COORD_ELITE_MELEE_KILL"}), reach=5) is None
@@ -107,8 +110,6 @@ def test_three_agents_kill_a_large_cow_together_in_the_real_env():
     from compass.games.alem.env import make_alem
     from compass.games.alem.names import BLOCK_ID
     from compass.games.alem.skill_api.knowledge import obs_data_from_view
-
-    from alem_testlib import site_with_room
 
     env = make_alem("hard", max_steps=200, text=False)
     env.reset(0)

@@ -362,11 +362,12 @@ def hunt_target(d: ObsData, reach: int = 5, min_health: float = 0.0) -> Mob | No
     agents (2 or 3; 3 for most on Hard) Do facing it; a kill by fewer pays nothing, a hard one (``coord``
     2) takes no damage from fewer. A creature qualifies when this agent lacks its unlock, the living
     team is large enough, this agent is within ``reach`` (Manhattan) of it and so are at least
-    ``agents_required`` agents (this one included) with ``min_health`` or more. The dearest first,
+    ``agents_required`` agents (this one included) with ``min_health`` or more, each with it in
+    view (:func:`in_view_of`: a teammate that does not see it would not come). The dearest first,
     then the least summed distance of the nearest ``agents_required`` agents, ties by id: a rule
     every agent applies to what it sees (creature ids are alem's slots, the same for all).
     """
-    team = [d.position] + [(t.x, t.y) for t in team_alive(d) if t.health >= min_health]
+    mates = [(t.x, t.y) for t in team_alive(d) if t.health >= min_health]
     best = None
     for m in d.mobs:
         unlock = HUNT_UNLOCKS.get(m.kind)
@@ -375,6 +376,8 @@ def hunt_target(d: ObsData, reach: int = 5, min_health: float = 0.0) -> Mob | No
         need = max(2, m.agents_required)
         if need > 1 + len(team_alive(d)):
             continue
+        # Only teammates that see it too come (agents share no creature's elite flag).
+        team = [d.position] + [p for p in mates if in_view_of((m.x, m.y), p)]
         dists = sorted(distance(p, (m.x, m.y)) for p in team)
         if len(dists) < need or dists[need - 1] > reach:
             continue
