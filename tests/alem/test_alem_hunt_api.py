@@ -69,6 +69,8 @@ def test_every_agent_picks_the_same_target_the_elite_before_the_large_cow():
     assert {m.id for m in picks.values()} == {201}  # the elite (8 points) before the cow (3), for all three
     cow_only = {i: api.hunt_target(_agent(i, pos, mobs=mobs[:1])) for i in pos}
     assert {m.id for m in cow_only.values()} == {100}
+    cows = {i: api.hunt_target(_agent(i, pos, mobs=mobs), kinds=("passive",)) for i in pos}
+    assert {m.id for m in cows.values()} == {100}  # large cows only: the elite is left alone
 
 
 def test_the_team_walks_each_to_its_own_tile_round_the_creature():

@@ -354,7 +354,12 @@ HUNT_UNLOCKS = {
 HUNT_POINTS = {"melee": 8, "ranged": 8, "passive": 3}
 
 
-def hunt_target(d: ObsData, reach: int = 5, min_health: float = 0.0) -> Mob | None:
+def hunt_target(
+    d: ObsData,
+    reach: int = 5,
+    min_health: float = 0.0,
+    kinds: tuple[str, ...] = ("melee", "ranged", "passive"),
+) -> Mob | None:
     """The elite creature or large cow (``coord`` > 0) the team kills together now, or ``None``.
 
     alem gives COORD_ELITE_MELEE_KILL / COORD_ELITE_RANGED_KILL (8 points) or COORD_LARGE_PASSIVE_KILL
@@ -366,12 +371,19 @@ def hunt_target(d: ObsData, reach: int = 5, min_health: float = 0.0) -> Mob | No
     view (:func:`in_view_of`: a teammate that does not see it would not come). The dearest first,
     then the least summed distance of the nearest ``agents_required`` agents, ties by id: a rule
     every agent applies to what it sees (creature ids are alem's slots, the same for all).
+    ``kinds``: the creature kinds hunted (``("passive",)``: large cows only, which do not hit back).
     """
     mates = [(t.x, t.y) for t in team_alive(d) if t.health >= min_health]
     best = None
     for m in d.mobs:
         unlock = HUNT_UNLOCKS.get(m.kind)
-        if m.coord <= 0 or unlock is None or unlock in d.achievements or m.dist > reach:
+        if (
+            m.coord <= 0
+            or unlock is None
+            or unlock in d.achievements
+            or m.dist > reach
+            or m.kind not in kinds
+        ):
             continue
         need = max(2, m.agents_required)
         if need > 1 + len(team_alive(d)):
@@ -387,7 +399,12 @@ def hunt_target(d: ObsData, reach: int = 5, min_health: float = 0.0) -> Mob | No
     return None if best is None else best[1]
 
 
-def hunt_step(d: ObsData, reach: int = 5, min_health: float = 0.0) -> int | None:
+def hunt_step(
+    d: ObsData,
+    reach: int = 5,
+    min_health: float = 0.0,
+    kinds: tuple[str, ...] = ("melee", "ranged", "passive"),
+) -> int | None:
     """The next action of a kill together of :func:`hunt_target`, or ``None`` when there is none.
 
     Not yet next to it: walk to this agent's tile of :func:`opening_stands` round it (each agent its
@@ -398,7 +415,7 @@ def hunt_step(d: ObsData, reach: int = 5, min_health: float = 0.0) -> int | None
     agents does half damage and could kill it without the unlock). One coordinated Do kills any
     creature of the overworld or level 1 (3 agents' damage doubled against at most 7 health). The
     caller decides when a hunt is worth its steps (the library: by day, healthy and fed)."""
-    m = hunt_target(d, reach, min_health)
+    m = hunt_target(d, reach, min_health, kinds)
     if m is None:
         return None
     xy: Point = (m.x, m.y)

@@ -46,8 +46,8 @@ def alem_role_policy(obs: str) -> int:
     revive_reach = 30  # walk this far (Manhattan) to revive a downed teammate
     refuel_at = 1  # at this food or drink or below (a revived agent), eat/drink near or ask anyone first
     feed_keep = 5  # give a weak (revived) asking teammate food or drink while holding more than this
-    hunt_reach = 5  # hunt an elite or large cow together when the agents it needs are within this many tiles...
-    hunt_health = 6  # ... and have this much health or more (this agent too)
+    hunt_reach = 7  # hunt an elite or large cow together when the agents it needs are within this many tiles...
+    hunt_health = 5  # ... and have this much health or more (this agent too)
     d = parse_obs(obs)
     if not d.alive or d.sleeping or d.resting:
         return noop()
