@@ -3,12 +3,14 @@ unlocks COORD_ELITE_*_KILL or COORD_LARGE_PASSIVE_KILL (docs/alem.md "Hunting to
 
 from __future__ import annotations
 
-from alem_testlib import add_team, needs_alem, site_with_room
+import pytest
+from alem_testlib import add_team, site_with_room
 from test_alem_api import _obs
 
 from compass.games.alem import skill_api as api
 from compass.games.alem.names import DO, LEFT, NOOP, RIGHT, UP
 from compass.games.alem.obs import Mob
+from compass.games.alem.skill_api.knowledge import obs_data_from_view
 
 FIELD = [
     ".........",
@@ -101,19 +103,21 @@ def test_next_to_it_an_agent_turns_waits_for_the_team_and_hits_together():
     assert api.hunt_step(_agent(0, pair, step=4)) is None  # a 3-agent one: agent 2 is out of reach
 
 
-@needs_alem
-def test_three_agents_kill_a_large_cow_together_in_the_real_env():
-    """alem 0.2.1: a large cow placed beside the team on seed 0's overworld; every agent plays
-    hunt_step; the kill unlocks COORD_LARGE_PASSIVE_KILL for all three."""
+@pytest.mark.parametrize(
+    ("cls", "coord", "unlock"),
+    [("passive", 1, "COORD_LARGE_PASSIVE_KILL"), ("melee", 2, "COORD_ELITE_MELEE_KILL")],
+)
+def test_three_agents_kill_it_together_in_the_real_env(alem_overworld, cls, coord, unlock):
+    """alem 0.2.1's overworld at Hard: a 3-agent creature (a soft large cow; a hard elite zombie, which
+    takes no damage from fewer) placed two tiles from each agent on seed 0; every agent plays
+    hunt_step; the kill unlocks the achievement for all three on the same step."""
     import jax
     import jax.numpy as jnp
     import numpy as np
 
-    from compass.games.alem.env import make_alem
     from compass.games.alem.names import BLOCK_ID
-    from compass.games.alem.skill_api.knowledge import obs_data_from_view
 
-    env = make_alem("hard", max_steps=200, text=False)
+    env = alem_overworld(200, text=False)
     env.reset(0)
     cp = env.checkpoint()
     st = cp["state"]
@@ -121,27 +125,32 @@ def test_three_agents_kill_a_large_cow_together_in_the_real_env():
     found = site_with_room(grass, grass, 3)
     assert found is not None
     (r, c), _, starts = found
-    pm = st.passive_mobs
-    level = 0
-    mask = pm.mask.at[level].set(False).at[level, 0].set(True)
+    mobs = getattr(st, f"{cls}_mobs")
+    lv = 0
+    mobs = mobs.replace(
+        position=mobs.position.at[lv, 0].set(jnp.asarray([r, c], dtype=mobs.position.dtype)),
+        health=mobs.health.at[lv, 0].set(5.0 if cls == "melee" else 3.0),
+        mask=mobs.mask.at[lv].set(False).at[lv, 0].set(True),
+        type_id=mobs.type_id.at[lv, 0].set(0),  # a cow, a zombie
+    )
     st = st.replace(
         player_position=jnp.asarray(starts, dtype=st.player_position.dtype),
-        passive_mobs=pm.replace(
-            position=pm.position.at[level, 0].set(jnp.asarray([r, c], dtype=pm.position.dtype)),
-            health=pm.health.at[level, 0].set(3.0),
-            mask=mask,
-            type_id=pm.type_id.at[level, 0].set(0),
-        ),
-        passive_mob_coordination=st.passive_mob_coordination.at[level, 0].set(1),
-        passive_mob_agents_required=st.passive_mob_agents_required.at[level, 0].set(3),
-        mob_map=st.mob_map.at[level, r, c].set(True),
+        mob_map=st.mob_map.at[lv, r, c].set(True),
+        **{
+            f"{cls}_mobs": mobs,
+            f"{cls}_mob_coordination": getattr(st, f"{cls}_mob_coordination").at[lv, 0].set(coord),
+            f"{cls}_mob_agents_required": getattr(st, f"{cls}_mob_agents_required").at[lv, 0].set(3),
+        },
     )
     env.restore(cp | {"state": st, "np": jax.tree_util.tree_map(np.asarray, st)})
     res = env.step([NOOP, NOOP, NOOP])
+    unlocked: dict[int, int] = {}
     for _ in range(60):
         ds = [obs_data_from_view(v) for v in res.views]
-        if all("COORD_LARGE_PASSIVE_KILL" in d.achievements for d in ds):
-            break
         res = env.step([api.hunt_step(d) or NOOP for d in ds])
-    ds = [obs_data_from_view(v) for v in res.views]
-    assert all("COORD_LARGE_PASSIVE_KILL" in d.achievements for d in ds)
+        for i, v in enumerate(res.views):
+            if unlock in v.obs.achievements and i not in unlocked:
+                unlocked[i] = v.obs.step
+        if len(unlocked) == 3:
+            break
+    assert set(unlocked) == {0, 1, 2} and len(set(unlocked.values())) == 1, unlocked
