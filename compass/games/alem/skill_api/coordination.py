@@ -1,6 +1,7 @@
 """Team conventions for ALEM's coordination sites: which site the team converges on (a rule every
 agent applies to what it sees, so they agree without talking), who stands where, what it pays, and
-how the team stays within a view of its leader so that everyone sees the same sites."""
+how the team stays within a view of its leader so that everyone sees the same sites; and the elite
+creatures and large cows the team kills together (hunting)."""
 
 from __future__ import annotations
 

@@ -73,7 +73,8 @@ def alem_role_policy(obs: str) -> int:
     # Hunting together (docs/alem.md "Hunting together"): an elite creature or large cow with the agents it
     # needs near pays COORD_ELITE_*_KILL (8) or COORD_LARGE_PASSIVE_KILL (3) only to those whose Do kills it
     # together: all step next to it, face it, Do on one step. By day (or below), healthy and not parched,
-    # and not with another creature adjacent (that one is hit first, below).
+    # and not with another creature adjacent (that one is hit first, below). Kept on Hard 100,288-100,479
+    # (192 seeds): +0.54 team Total %, paired 90 % CI [+0.05, +1.04]; large cows killed together in 88 episodes.
     if d.health >= hunt_health and d.drink > drink_urgent and d.food > 1 \
             and (d.level >= 1 or not (shelter_time(d, dusk, dawn) or d.light < 0.35)):
         prey = hunt_target(d, reach=hunt_reach, min_health=hunt_health)
