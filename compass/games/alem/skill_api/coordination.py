@@ -1,6 +1,7 @@
 """Team conventions for ALEM's coordination sites: which site the team converges on (a rule every
 agent applies to what it sees, so they agree without talking), who stands where, what it pays, and
-how the team stays within a view of its leader so that everyone sees the same sites."""
+how the team stays within a view of its leader so that everyone sees the same sites; and the elite
+creatures and large cows the team kills together (hunting)."""
 
 from __future__ import annotations
 
@@ -366,6 +367,99 @@ def large_passive_target(d: ObsData, reach: int = 8) -> Mob | None:
         if sum(1 for p in team if distance(p, (m.x, m.y)) <= reach) >= need:
             return m
     return None
+
+
+# --------------------------------------------------------------------------- hunting together
+#: The achievement a coordinated kill of each creature kind unlocks (alem's attack_mob: every agent
+#: whose Do hits the creature on the step it dies, while ``agents_required`` agents hit it then).
+HUNT_UNLOCKS = {
+    "melee": "COORD_ELITE_MELEE_KILL",
+    "ranged": "COORD_ELITE_RANGED_KILL",
+    "passive": "COORD_LARGE_PASSIVE_KILL",
+}
+#: What each pays (docs/alem.md "Metrics"): an elite 8 points, a large cow 3.
+HUNT_POINTS = {"melee": 8, "ranged": 8, "passive": 3}
+
+
+def hunt_target(
+    d: ObsData,
+    reach: int = 5,
+    min_health: float = 0.0,
+    kinds: tuple[str, ...] = ("melee", "ranged", "passive"),
+) -> Mob | None:
+    """The elite creature or large cow (``coord`` > 0) the team kills together now, or ``None``.
+
+    alem gives COORD_ELITE_MELEE_KILL / COORD_ELITE_RANGED_KILL (8 points) or COORD_LARGE_PASSIVE_KILL
+    (3) only to the agents whose Do kills the creature on a step when at least its ``agents_required``
+    agents (2 or 3; 3 for most on Hard) Do facing it; a kill by fewer pays nothing, a hard one (``coord``
+    2) takes no damage from fewer. A creature qualifies when this agent lacks its unlock, the living
+    team is large enough, this agent is within ``reach`` (Manhattan) of it and so are at least
+    ``agents_required`` agents (this one included) with ``min_health`` or more, each with it in
+    view (:func:`in_view_of`: a teammate that does not see it would not come). The dearest first,
+    then the least summed distance of the nearest ``agents_required`` agents, ties by id: a rule
+    every agent applies to what it sees (creature ids are alem's slots, the same for all).
+    ``kinds``: the creature kinds hunted (``("passive",)``: large cows only, which do not hit back).
+    """
+    mates = [(t.x, t.y) for t in team_alive(d) if t.health >= min_health]
+    best = None
+    for m in d.mobs:
+        unlock = HUNT_UNLOCKS.get(m.kind)
+        if (
+            m.coord <= 0
+            or unlock is None
+            or unlock in d.achievements
+            or m.dist > reach
+            or m.kind not in kinds
+        ):
+            continue
+        need = max(2, m.agents_required)
+        if need > 1 + len(team_alive(d)):
+            continue
+        # Only teammates that see it too come (agents share no creature's elite flag).
+        team = [d.position] + [p for p in mates if in_view_of((m.x, m.y), p)]
+        dists = sorted(distance(p, (m.x, m.y)) for p in team)
+        if len(dists) < need or dists[need - 1] > reach:
+            continue
+        key = (-HUNT_POINTS[m.kind], sum(dists[:need]), m.id)
+        if best is None or key < best[0]:
+            best = (key, m)
+    return None if best is None else best[1]
+
+
+def hunt_step(
+    d: ObsData,
+    reach: int = 5,
+    min_health: float = 0.0,
+    kinds: tuple[str, ...] = ("melee", "ranged", "passive"),
+) -> int | None:
+    """The next action of a kill together of :func:`hunt_target`, or ``None`` when there is none.
+
+    Not yet next to it: walk to this agent's tile of :func:`opening_stands` round it (each agent its
+    own; recomputed every step, as the creature moves), or towards it when there is no room for all.
+    Next to it: turn to face it, then wait (noop) until ``agents_required`` agents stand next to it
+    and Do together: at a hard creature every step (fewer Do's change nothing), at a soft one only
+    on even steps, which gives an agent that arrived not facing it a step to turn (a Do by fewer
+    agents does half damage and could kill it without the unlock). One coordinated Do kills any
+    creature of the overworld or level 1 (3 agents' damage doubled against at most 7 health). The
+    caller decides when a hunt is worth its steps (the library: by day, healthy and fed)."""
+    m = hunt_target(d, reach, min_health, kinds)
+    if m is None:
+        return None
+    xy: Point = (m.x, m.y)
+    need = max(2, m.agents_required)
+    if distance(d.position, xy) > 1:
+        stand = opening_stands(d, m).get(d.agent_id)
+        if stand is not None and stand != d.position:
+            step = path_to(d, stand, adjacent=False)
+            if step is not None:
+                return step
+        return path_to(d, xy)
+    step = path_to(d, xy)
+    if step is not None:
+        return step  # turning to face it
+    if agents_adjacent(d, xy) < need or (m.coord == 1 and d.step % 2):
+        return noop()
+    return do()
 
 
 # --------------------------------------------------------------------------- the opening
