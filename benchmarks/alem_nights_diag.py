@@ -52,7 +52,8 @@ def snapshot(d, action: int) -> dict:
         # Seventh pass (zombie deaths): how many creatures press the agent, and who stands by it.
         "zombies": sum(m.name == "zombie" and m.dist <= 6 for m in mobs),
         "hostiles": sum(m.dist <= 6 for m in mobs),
-        "elites": sum(m.coord == 2 and m.dist <= 6 for m in mobs),  # hard elites: a lone agent cannot hurt them
+        # Hard elites (coord 2): a lone agent cannot hurt them.
+        "elites": sum(m.coord == 2 and m.dist <= 6 for m in mobs),
         "pos": d.position,
         "mates_near": sum(distance(d.position, (t.x, t.y)) <= 4 for t in mates),
         "sword": d.inventory.get("sword", 0),

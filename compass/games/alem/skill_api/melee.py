@@ -72,11 +72,11 @@ def keep_away_step(d: ObsData, threat: Point, keep: int = 3) -> int | None:
     """Step away from a creature this agent cannot fight, while it is within ``keep`` tiles.
 
     Takes the free neighbour that is farthest from ``threat`` (never nearer than now; straight away
-    before sideways); among equals, the one nearest a teammate (two agents can hurt a hard elite together). Skips tiles next to a
-    teammate when it can: alem moves neither of two agents stepping onto one tile, and two agents
-    fleeing one zombie into the same tile stood still until it killed both (Hard seed 39). Cornered,
-    with a pickaxe: digs through the neighbouring wall farthest from ``threat``. ``None`` when the
-    threat is farther than ``keep`` or there is nowhere to go.
+    before sideways); among equals, the one nearest a teammate (two agents can hurt a hard elite
+    together). Skips tiles next to a teammate when it can: alem moves neither of two agents stepping
+    onto one tile, and two agents fleeing one zombie into the same tile stood still until it killed
+    both (Hard seed 39). Cornered, with a pickaxe: digs through the neighbouring wall farthest from
+    ``threat``. ``None`` when the threat is farther than ``keep`` or there is nowhere to go.
     """
     here = distance(d.position, threat)
     if here > keep:
