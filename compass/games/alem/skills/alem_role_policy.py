@@ -2,7 +2,7 @@
 # parent: -
 # created: 2026-11-22
 # model: -
-# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from, first_visit, seek_ladder_from, revive_reach, refuel_at, feed_keep, elite_keep, wake_radius, quick_kill
+# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from, first_visit, seek_ladder_from, revive_reach, refuel_at, feed_keep
 # subtask: Play ALEM as any role: survive, then coordinate with the team, then climb the tool ladder
 # tuned: alem:hard seeds 0,1,2,3 x 2000 steps: total_pct 5.563, return 20.017 -> total_pct 6.383, return 23.250
 def alem_role_policy(obs: str) -> int:
@@ -46,9 +46,6 @@ def alem_role_policy(obs: str) -> int:
     revive_reach = 30  # walk this far (Manhattan) to revive a downed teammate
     refuel_at = 1  # at this food or drink or below (a revived agent), eat/drink near or ask anyone first
     feed_keep = 5  # give a weak (revived) asking teammate food or drink while holding more than this
-    elite_keep = 3  # step away from a hard elite it cannot hurt alone while it is this close
-    wake_radius = 8  # at energy 0, no sleep in the open with a melee creature this close: meet it awake
-    quick_kill = 3  # hit back an adjacent creature it kills in this many hits, whatever its health
     d = parse_obs(obs)
     if not d.alive or d.sleeping or d.resting:
         return noop()
@@ -73,21 +70,6 @@ def alem_role_policy(obs: str) -> int:
 
     # 1. Creatures: hit what is adjacent, flee when nearly dead, the warrior hunts.
     threats = hostile_mobs(d, threat_radius)
-    # Nights, seventh pass (docs/alem.md "Nights, seventh pass"), I: a hard elite takes no damage from
-    # one agent; main hit one alone until its health fell to 5, then fled with it adjacent and died.
-    # Keep out of its reach unless teammates stand by it to hit together; fight the others as before.
-    foes = untouchable(d, threat_radius)
-    if foes and not enclosed(d):
-        step = keep_away_step(d, (foes[0].x, foes[0].y), keep=elite_keep)
-        if step is not None:
-            return step
-    threats = [m for m in threats if m not in foes]
-    # Nights, seventh pass, II: a creature that has just hit waits 5 steps before its next hit, so one this
-    # agent kills in `quick_kill` hits is fought, not fled (the agents a sleeper hit woke at health 2 fled,
-    # and the zombie followed them).
-    close = [m for m in threats if m.dist == 1 and m.kind == "melee"]
-    if close and (strikes_to_kill(d, close[0]) or quick_kill + 1) <= quick_kill:
-        return act_on(d, (close[0].x, close[0].y))
     for m in threats:
         if m.dist == 1:
             alone_on_elite = m.coord == 2 and agents_adjacent(d, (m.x, m.y)) < max(2, m.agents_required)
@@ -109,18 +91,6 @@ def alem_role_policy(obs: str) -> int:
     step = refuel_step(d, critical=refuel_at)
     if step is not None:
         return step
-    # Nights, seventh pass, III: no sleep at energy 0 in the open while a melee creature is within
-    # `wake_radius` (a sleeper takes 3.5x damage: one zombie hit, 7 of 9 health): meet it awake, or keep
-    # away from one it cannot hurt. 32 of 82 zombie deaths on Hard 0-47 followed a hit on an open sleeper.
-    if d.energy <= 0 and not enclosed(d):
-        coming = [m for m in hostile_mobs(d, wake_radius) if m.kind == "melee"]
-        if coming:
-            m = coming[0]
-            if can_hurt(d, m, reach=2):
-                return act_on(d, (m.x, m.y))
-            step = keep_away_step(d, (m.x, m.y), keep=wake_radius)
-            if step is not None:
-                return step
     if d.energy <= 0 and not hostile_mobs(d, 3):
         return sleep()
     # 2. Share: give teammates what they ask for when we can spare it (Give works at any distance).
