@@ -94,9 +94,8 @@ def keep_away_step(d: ObsData, threat: Point, keep: int = 3) -> int | None:
         crowded = any(distance(p, m) == 1 for m in mates)
         # Straight away beats a sideways step at the same Manhattan distance: the creature closes
         # along its longer axis first.
-        straight = (p[0] - threat[0]) ** 2 + (p[1] - threat[1]) ** 2
         to_mate = min((distance(p, m) for m in mates), default=0)
-        options.append((crowded, -away, -straight, to_mate, DIRECTION_ACTIONS[name]))
+        options.append((crowded, -away, -_squared(p, threat), to_mate, DIRECTION_ACTIONS[name]))
     if options:
         return min(options)[-1]
     walls = []
@@ -104,8 +103,13 @@ def keep_away_step(d: ObsData, threat: Point, keep: int = 3) -> int | None:
         p = (d.x + dx, d.y + dy)
         name = block_at(d, p)
         if name in RESOURCE_TOOL and can_mine(d, name) and not _coordination_tile(d, p):
-            walls.append((-distance(p, threat), -((p[0] - threat[0]) ** 2 + (p[1] - threat[1]) ** 2), p))
+            walls.append((-distance(p, threat), -_squared(p, threat), p))
     if not walls:
         return None
     p = min(walls)[-1]
     return DO if facing(d, p) else move(direction_to(d.position, p))
+
+
+def _squared(a: Point, b: Point) -> int:
+    """Squared straight-line distance (the tie-break between tiles at one Manhattan distance)."""
+    return (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2
