@@ -49,6 +49,14 @@ def snapshot(d, action: int) -> dict:
         "sealed": enclosed(d, walls_only=True),
         "mob": min((m.dist for m in mobs), default=None),
         "mob_kind": mobs[0].name if mobs else None,
+        # Seventh pass (zombie deaths): how many creatures press the agent, and who stands by it.
+        "zombies": sum(m.name == "zombie" and m.dist <= 6 for m in mobs),
+        "hostiles": sum(m.dist <= 6 for m in mobs),
+        # Hard elites (coord 2): a lone agent cannot hurt them.
+        "elites": sum(m.coord == 2 and m.dist <= 6 for m in mobs),
+        "pos": d.position,
+        "mates_near": sum(distance(d.position, (t.x, t.y)) <= 4 for t in mates),
+        "sword": d.inventory.get("sword", 0),
         "mate": min((distance(d.position, (t.x, t.y)) for t in mates), default=None),
         "forager": any(t.role == "forager" for t in mates) or d.role == "forager",
         "request": d.my_request,

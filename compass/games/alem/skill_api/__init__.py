@@ -23,6 +23,7 @@ The helpers live in layers, each importing only the ones above it:
 * :mod:`.pairs` — a one-shot pair harvest of a 2-agent sync site.
 * :mod:`.handover` — a mining handover on purpose: the pair starts one and completes it.
 * :mod:`.mine_sync` — the mining sync sites: the miner mines while teammates Do on the tile.
+* :mod:`.melee` — what one blow does, the creatures an agent cannot hurt alone, keeping away from them.
 
 :data:`EXPORTS` is the one list of names a skill sees; :func:`make_api` builds exactly those for
 one call, and the synthesis/repair prompts render their API section from it.
@@ -141,6 +142,15 @@ from compass.games.alem.skill_api.knowledge import (
     team_center,
     teammate_ahead,
     walkable,
+)
+from compass.games.alem.skill_api.melee import (
+    SWORD_DAMAGE,
+    can_hurt,
+    hitters,
+    keep_away_step,
+    melee_damage,
+    strikes_to_kill,
+    untouchable,
 )
 from compass.games.alem.skill_api.mine_sync import (
     mine_sync_helpers,
@@ -286,6 +296,13 @@ EXPORTS: tuple[str, ...] = (
     "ring_room_stones",
     "place_at",
     "descend_step",
+    # fight or keep away (a hard elite takes no damage from one agent)
+    "melee_damage",
+    "hitters",
+    "can_hurt",
+    "strikes_to_kill",
+    "untouchable",
+    "keep_away_step",
     # reviving a downed teammate (alem: Do facing its body)
     "downed_teammates",
     "revive_step",
@@ -483,7 +500,14 @@ __all__ = [
     "REST",
     "SLEEP",
     "STEP_DIRS",
+    "SWORD_DAMAGE",
     "achievement_weight",
+    "can_hurt",
+    "hitters",
+    "keep_away_step",
+    "melee_damage",
+    "strikes_to_kill",
+    "untouchable",
     "act_on",
     "action",
     "adjacent",
