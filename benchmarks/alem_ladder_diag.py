@@ -54,9 +54,8 @@ def ladder_truth(seed: int, steps: int) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     from compass.games.alem.names import BLOCK_NAMES
-    from compass.games.alem.skill_api.knowledge import nearest, obs_data_from_view
-    from compass.games.alem.skill_api.progress import armed_for_descent
-    from compass.games.alem.skill_api.survival import descend_step
+    from compass.games.alem.skill_api.knowledge import distance, nearest, obs_data_from_view
+    from compass.games.alem.skill_api.progress import armed_for_descent, descent_step
 
     p = dev_parser(__doc__, seeds="0-47", variants=False)
     a = parse_dev_args(p, argv)
@@ -93,9 +92,19 @@ def main(argv: list[str] | None = None) -> None:
             if armed_for_descent(d, from_step=300):
                 ag.setdefault("armed", d.step)
                 if nearest(d, "ladder down") is not None:
-                    walked = actions[k] == descend_step(d)
+                    # The library's walk since the dig (docs/alem.md "Down armed, third pass").
+                    walk = descent_step(d, from_step=300, min_energy=0, seek_from=d.max_steps, dig=True)
+                    walked = actions[k] == walk
                     walks[i]["armed_ladder_steps"] += 1
                     walks[i]["walked"] += walked
+                    if d.sleeping or d.resting:
+                        walks[i]["asleep_steps"] += 1
+                        # A morning lost asleep: per agent and day, counted once.
+                        ag.setdefault("asleep_days", [])
+                        if d.step // 300 not in ag["asleep_days"]:
+                            ag["asleep_days"].append(d.step // 300)
+                    ag["walk_days"] = sorted(set(ag.get("walk_days", [])) | ({d.step // 300} if walked else set()))
+                    ag["near"] = min(ag.get("near", 999), distance(d.position, nearest(d, "ladder down")))
                     # Energy below 4: asleep or about to be (armed_for_descent ignores energy).
                     if d.energy >= 4:
                         walks[i]["rested_steps"] += 1
