@@ -302,3 +302,37 @@ def test_descent_step_takes_the_real_team_down_once_the_agent_is_armed():
         res = env.step([step, NOOP, NOOP])
     assert all(obs_data_from_view(v).level == 1 for v in res.views)
     assert "ENTER_DUNGEON" in res.views[0].obs.achievements
+
+
+@needs_alem
+@pytest.mark.slow
+def test_the_library_digs_to_the_ladder_and_takes_the_real_team_down():
+    """The real game, the whole library from the spawn (Hard tuning seed 34, RL preset: its ladder
+    down sits on path inside a mountain 10 tiles from the spawn; before the dig main's team walked
+    round the mountain day after day and never went down, docs/alem.md "Down armed, third pass"):
+    the armed agent's walk to the ladder mines through the stone (a Do on stone that was its
+    ``descent_step(..., dig=True)`` step) and the team enters level 1 within 800 steps."""
+    from alem_testlib import load_skill
+
+    from compass.games.alem.env import make_alem
+    from compass.games.alem.skill_api.knowledge import obs_data_from_view
+    from compass.sandbox import SkillExecutor
+
+    env = make_alem("hard", max_steps=800, text=False, preset="rl")
+    policy = load_skill("alem_role_policy")
+    ex = SkillExecutor("compass.games.alem.skill_api", seed=34)
+    views = env.reset(34)
+    digs = 0
+    for _ in range(800):
+        actions = [ex.run(policy, v).action for v in views]
+        for v, a in zip(views, actions, strict=True):
+            d = obs_data_from_view(v)
+            if a == DO and d.level == 0 and d.facing_block == "stone" and api.nearest(d, "ladder down") is not None:
+                digs += a == api.descent_step(d, min_energy=0, seek_from=d.max_steps, dig=True)
+        res = env.step(actions)
+        views = res.views
+        if res.done or any(obs_data_from_view(v).level == 1 for v in views):
+            break
+    assert digs >= 1, "the armed agent never mined its way toward the ladder"
+    assert all(obs_data_from_view(v).level == 1 for v in views if obs_data_from_view(v).alive)
+    assert any("ENTER_DUNGEON" in v.obs.achievements for v in views)
