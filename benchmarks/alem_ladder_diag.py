@@ -103,7 +103,9 @@ def main(argv: list[str] | None = None) -> None:
                         ag.setdefault("asleep_days", [])
                         if d.step // 300 not in ag["asleep_days"]:
                             ag["asleep_days"].append(d.step // 300)
-                    ag["walk_days"] = sorted(set(ag.get("walk_days", [])) | ({d.step // 300} if walked else set()))
+                    ag["walk_days"] = sorted(
+                        set(ag.get("walk_days", [])) | ({d.step // 300} if walked else set())
+                    )
                     ag["near"] = min(ag.get("near", 999), distance(d.position, nearest(d, "ladder down")))
                     # Energy below 4: asleep or about to be (armed_for_descent ignores energy).
                     if d.energy >= 4:
