@@ -213,6 +213,12 @@ def alem_role_policy(obs: str) -> int:
             return step
         if d.step >= seek_ladder_from and not threats and nearest(d, "ladder down") is None:
             return explore(d)
+    # Down armed, fourth pass (docs/alem.md "Down armed, fourth pass"): from step descend_from an agent with a
+    # pickaxe and a sword that knows no ladder down explores for one at looser thresholds than armed_for_descent
+    # (in the mornings of teams that never saw the ladder the armed agent was asleep, hurt or hungry).
+    step = seek_ladder_step(d, from_step=descend_from)
+    if step is not None:
+        return step
 
     # Coordinate: finish teammates' handovers; converge on a shared site in the coordination window.
     for h in d.handovers:
