@@ -11,8 +11,10 @@ ladder down is placed on), the team Total % and the first step on level 1. Per a
 it knew a ladder down, the first step it saw a ``path`` tile, the first step it held a pickaxe and
 a sword and the first step ``armed_for_descent`` held, the share of the overworld it had seen at
 steps 1,000 and at its end; and per armed agent-step with a ladder known, whether its action was
-the walk to it (``descend_step``), in all and at energy 4 or more (``armed_for_descent`` ignores
-energy: an armed agent asleep in the morning counts among the first).
+the walk to it (the library's ``descent_step(..., dig=True)``), in all, at energy 4 or more
+(``armed_for_descent`` ignores energy) and asleep, with per agent the days it was found asleep so
+and the days it walked, and the nearest it came to the ladder (docs/alem.md "Down armed, fourth
+pass").
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 # parent: -
 # created: 2026-11-22
 # model: -
-# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from, first_visit, seek_ladder_from, revive_reach, refuel_at, feed_keep, ladder_finish_within
+# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from, first_visit, seek_ladder_from, revive_reach, refuel_at, feed_keep
 # subtask: Play ALEM as any role: survive, then coordinate with the team, then climb the tool ladder
 # tuned: alem:hard seeds 0,1,2,3 x 2000 steps: total_pct 5.563, return 20.017 -> total_pct 6.383, return 23.250
 def alem_role_policy(obs: str) -> int:
@@ -46,7 +46,6 @@ def alem_role_policy(obs: str) -> int:
     revive_reach = 30  # walk this far (Manhattan) to revive a downed teammate
     refuel_at = 1  # at this food or drink or below (a revived agent), eat/drink near or ask anyone first
     feed_keep = 5  # give a weak (revived) asking teammate food or drink while holding more than this
-    ladder_finish_within = 6  # an armed agent this close to a known ladder down finishes the walk at looser thresholds
     d = parse_obs(obs)
     if not d.alive or d.sleeping or d.resting:
         return noop()
@@ -196,12 +195,6 @@ def alem_role_policy(obs: str) -> int:
     if visit is not None:
         return visit
 
-    # Down armed, fourth pass (docs/alem.md "Down armed, fourth pass"): an armed agent a few tiles from a
-    # known ladder down finishes the walk (drink falling 5 -> 4 dropped walks one tile short) to a ladder
-    # tile nobody stands on (a body on it blocked the step for 20 steps).
-    step = finish_descent_step(d, within=ladder_finish_within, from_step=first_visit)
-    if step is not None:
-        return step
     # Down armed (issue 23 item 2): by day, once this agent holds a pickaxe and a sword and is healthy
     # and fed, it takes the team down itself (Descend moves everyone, so nobody waits by the ladder),
     # or explores for the ladder down when none is known.
@@ -213,12 +206,6 @@ def alem_role_policy(obs: str) -> int:
             return step
         if d.step >= seek_ladder_from and not threats and nearest(d, "ladder down") is None:
             return explore(d)
-    # Down armed, fourth pass (docs/alem.md "Down armed, fourth pass"): from step descend_from an agent with a
-    # pickaxe and a sword that knows no ladder down explores for one at looser thresholds than armed_for_descent
-    # (in the mornings of teams that never saw the ladder the armed agent was asleep, hurt or hungry).
-    step = seek_ladder_step(d, from_step=descend_from)
-    if step is not None:
-        return step
 
     # Coordinate: finish teammates' handovers; converge on a shared site in the coordination window.
     for h in d.handovers:
