@@ -11,8 +11,10 @@ ladder down is placed on), the team Total % and the first step on level 1. Per a
 it knew a ladder down, the first step it saw a ``path`` tile, the first step it held a pickaxe and
 a sword and the first step ``armed_for_descent`` held, the share of the overworld it had seen at
 steps 1,000 and at its end; and per armed agent-step with a ladder known, whether its action was
-the walk to it (``descend_step``), in all and at energy 4 or more (``armed_for_descent`` ignores
-energy: an armed agent asleep in the morning counts among the first).
+the walk to it (the library's ``descent_step(..., dig=True)``), in all, at energy 4 or more
+(``armed_for_descent`` ignores energy) and asleep, with per agent the days it was found asleep so
+and the days it walked, and the nearest it came to the ladder (docs/alem.md "Down armed, fourth
+pass").
 """
 
 from __future__ import annotations
@@ -54,9 +56,8 @@ def ladder_truth(seed: int, steps: int) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     from compass.games.alem.names import BLOCK_NAMES
-    from compass.games.alem.skill_api.knowledge import nearest, obs_data_from_view
-    from compass.games.alem.skill_api.progress import armed_for_descent
-    from compass.games.alem.skill_api.survival import descend_step
+    from compass.games.alem.skill_api.knowledge import distance, nearest, obs_data_from_view
+    from compass.games.alem.skill_api.progress import armed_for_descent, descent_step
 
     p = dev_parser(__doc__, seeds="0-47", variants=False)
     a = parse_dev_args(p, argv)
@@ -93,9 +94,21 @@ def main(argv: list[str] | None = None) -> None:
             if armed_for_descent(d, from_step=300):
                 ag.setdefault("armed", d.step)
                 if nearest(d, "ladder down") is not None:
-                    walked = actions[k] == descend_step(d)
+                    # The library's walk since the dig (docs/alem.md "Down armed, third pass").
+                    walk = descent_step(d, from_step=300, min_energy=0, seek_from=d.max_steps, dig=True)
+                    walked = actions[k] == walk
                     walks[i]["armed_ladder_steps"] += 1
                     walks[i]["walked"] += walked
+                    if d.sleeping or d.resting:
+                        walks[i]["asleep_steps"] += 1
+                        # A morning lost asleep: per agent and day, counted once.
+                        ag.setdefault("asleep_days", [])
+                        if d.step // 300 not in ag["asleep_days"]:
+                            ag["asleep_days"].append(d.step // 300)
+                    ag["walk_days"] = sorted(
+                        set(ag.get("walk_days", [])) | ({d.step // 300} if walked else set())
+                    )
+                    ag["near"] = min(ag.get("near", 999), distance(d.position, nearest(d, "ladder down")))
                     # Energy below 4: asleep or about to be (armed_for_descent ignores energy).
                     if d.energy >= 4:
                         walks[i]["rested_steps"] += 1

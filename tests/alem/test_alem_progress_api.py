@@ -226,6 +226,93 @@ def test_tunnel_step_digs_through_a_stone_wall_when_the_way_round_is_longer():
     assert api.descent_step(on_ladder, dig=True) == DESCEND
 
 
+def _ladder_row(grid, at=((1, 0), (3, 0), (5, 0)), **kw):
+    """``grid`` with ladders down at ``at`` (a level's ladders come in a row, two tiles apart)."""
+    d = _obs(grid, **kw)
+    for x, y in at:
+        d.memory.items[0, y, x] = LADDER_DOWN
+    return d
+
+
+def test_free_ladder_skips_a_ladder_a_body_or_creature_stands_on():
+    """``free_ladder``: the nearest ladder down nobody stands on (a teammate's body blocks the
+    step onto its tile); the nearest when all are taken; None when none is known."""
+    grid = ["......", "......", "...@.."]
+    assert api.free_ladder(_ladder_row(grid)) == (3, 0)
+    body = [Teammate(1, "forager", 3, 0, 0, -2, 2, 0.0, alive=False)]
+    assert api.free_ladder(_ladder_row(grid, teammates=body)) == (1, 0)  # (1, 0) and (5, 0) tie: 4 tiles
+    cow = Mob(100, "cow", "passive", 1, 0, -2, -2, 4, 3.0)
+    assert api.free_ladder(_ladder_row(grid, teammates=body, mobs=[cow])) == (5, 0)
+    alone = _ladder_row(grid, at=((3, 0),), teammates=body)
+    assert api.free_ladder(alone) == (3, 0)  # the only one, taken
+    assert api.free_ladder(_obs(grid)) is None
+
+
+def test_finish_descent_step_ends_a_walk_near_the_ladder_at_looser_thresholds():
+    """``finish_descent_step``: armed and a few tiles from a ladder down, the agent finishes the
+    walk where ``armed_for_descent`` has stopped holding (drink 4 < 5, late morning), Descends on
+    the ladder, and facing a ladder a body lies on it Does (the revive that frees the tile); far
+    from the ladder, unarmed, hurt, at dusk or after ENTER_DUNGEON it does nothing."""
+    armed = _inv(pickaxe=1, sword=1)
+    grid = ["......", "......", "...@.."]
+
+    def view(step=320, drink=4, health=9, inventory=armed, **kw):
+        status = {"health": health, "food": 9, "drink": drink, "energy": 9}
+        return _ladder_row(grid, at=((3, 0),), step=step, status=status, inventory=inventory, **kw)
+
+    assert api.descent_step(view(), min_energy=0) is None  # drink 4: not armed for a descent
+    assert api.finish_descent_step(view()) == UP  # two tiles: finish it
+    assert api.finish_descent_step(view(step=300 + 110)) == UP  # after armed's morning, before dusk
+    assert api.finish_descent_step(view(step=300 + 115)) is None  # dusk is near
+    assert api.finish_descent_step(view(drink=2)) is None
+    assert api.finish_descent_step(view(health=4)) is None
+    assert api.finish_descent_step(view(inventory=_inv(pickaxe=1))) is None  # no sword
+    assert api.finish_descent_step(view(step=120)) is None  # the first day (from_step 300)
+    assert api.finish_descent_step(view(achievements=frozenset({"ENTER_DUNGEON"}))) is None
+    assert api.finish_descent_step(view(), within=1) is None  # farther than within
+    on = _ladder_row(["......", "......", "...@.."], at=((3, 2),), step=320, inventory=armed)
+    assert api.finish_descent_step(on) == DESCEND
+    body = [Teammate(1, "forager", 3, 0, 0, -1, 1, 0.0, alive=False)]
+    next_to = _ladder_row(
+        ["......", "...@.."], at=((3, 0),), step=320, inventory=armed, teammates=body, facing_xy=(3, 0)
+    )
+    assert api.finish_descent_step(next_to) == DO
+    # With a free ladder in the row the agent heads there instead of pushing against the body.
+    two = _ladder_row(["......", "...@.."], at=((3, 0), (5, 0)), step=320, inventory=armed, teammates=body)
+    assert api.finish_descent_step(two) == RIGHT
+
+
+def test_seek_ladder_step_explores_late_at_looser_thresholds_only_with_no_ladder_known():
+    """``seek_ladder_step``: from ``from_step``, in the morning, an agent with a pickaxe and a sword
+    that knows no ladder down explores (hurt or hungry as ``armed_for_descent`` would not allow),
+    the same step for the same observation; not before ``from_step``, late in the day, with a
+    ladder known, a creature near, unarmed, asleep or short of food."""
+    armed = _inv(pickaxe=1, sword=1)
+
+    def view(step=1220, food=4, health=6, inventory=armed, **kw):
+        status = {"health": health, "food": food, "drink": 9, "energy": 9}
+        return _obs(
+            ["....@..", "......."], step=step, max_steps=3000, status=status, inventory=inventory, **kw
+        )
+
+    assert not api.armed_for_descent(view())  # food 4, health 6
+    seek = api.seek_ladder_step(view())
+    assert seek in (LEFT, RIGHT, UP, DOWN)
+    assert seek == api.seek_ladder_step(view())
+    assert api.seek_ladder_step(view(step=1000)) is None
+    assert api.seek_ladder_step(view(), from_step=900) == api.seek_ladder_step(view(step=1220))
+    assert api.seek_ladder_step(view(step=1200 + 100)) is None
+    assert api.seek_ladder_step(view(food=2)) is None
+    assert api.seek_ladder_step(view(health=4)) is None
+    assert api.seek_ladder_step(view(inventory=_inv(pickaxe=1))) is None
+    assert api.seek_ladder_step(view(sleeping=True)) is None
+    zombie = Mob(200, "zombie", "melee", 6, 1, 2, 1, 3, 5.0)
+    assert api.seek_ladder_step(view(mobs=[zombie])) is None
+    known = view()
+    known.memory.items[0, 1, 0] = LADDER_DOWN
+    assert api.seek_ladder_step(known) is None  # walking there is descent_step's and finish_descent_step's
+
+
 def _below(row: str, step: int, up: int):
     """``row`` on level 1 with the ladder up at column ``up`` (a two-level memory)."""
     from dataclasses import replace
@@ -302,3 +389,42 @@ def test_descent_step_takes_the_real_team_down_once_the_agent_is_armed():
         res = env.step([step, NOOP, NOOP])
     assert all(obs_data_from_view(v).level == 1 for v in res.views)
     assert "ENTER_DUNGEON" in res.views[0].obs.achievements
+
+
+@needs_alem
+@pytest.mark.slow
+def test_the_library_digs_to_the_ladder_and_takes_the_real_team_down():
+    """The real game, the whole library from the spawn (Hard tuning seed 34, RL preset: its ladder
+    down sits on path inside a mountain 10 tiles from the spawn; before the dig main's team walked
+    round the mountain day after day and never went down, docs/alem.md "Down armed, third pass"):
+    the armed agent's walk to the ladder mines through the stone (a Do on stone that was its
+    ``descent_step(..., dig=True)`` step) and the team enters level 1 within 800 steps."""
+    from alem_testlib import load_skill
+
+    from compass.games.alem.env import make_alem
+    from compass.games.alem.skill_api.knowledge import obs_data_from_view
+    from compass.sandbox import SkillExecutor
+
+    env = make_alem("hard", max_steps=800, text=False, preset="rl")
+    policy = load_skill("alem_role_policy")
+    ex = SkillExecutor("compass.games.alem.skill_api", seed=34)
+    views = env.reset(34)
+    digs = 0
+    for _ in range(800):
+        actions = [ex.run(policy, v).action for v in views]
+        for v, a in zip(views, actions, strict=True):
+            d = obs_data_from_view(v)
+            if (
+                a == DO
+                and d.level == 0
+                and d.facing_block == "stone"
+                and api.nearest(d, "ladder down") is not None
+            ):
+                digs += a == api.descent_step(d, min_energy=0, seek_from=d.max_steps, dig=True)
+        res = env.step(actions)
+        views = res.views
+        if res.done or any(obs_data_from_view(v).level == 1 for v in views):
+            break
+    assert digs >= 1, "the armed agent never mined its way toward the ladder"
+    assert all(obs_data_from_view(v).level == 1 for v in views if obs_data_from_view(v).alive)
+    assert any("ENTER_DUNGEON" in v.obs.achievements for v in views)

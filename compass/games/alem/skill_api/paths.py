@@ -219,14 +219,15 @@ def greedy_step(d: ObsData, target: Point, bodies: bool = False) -> int | None:
     return best
 
 
-def tunnel_step(d: ObsData, target: Point, dig_cost: float = 2.0) -> int | None:
+def tunnel_step(d: ObsData, target: Point, dig_cost: float = 2.0, bodies: bool = False) -> int | None:
     """Next action toward standing on ``target`` by the cheapest known way, digging through blocks
     the agent's pickaxe mines (stone and coal with any pickaxe, iron with stone, diamond with iron:
     a dug tile becomes path) where that is shorter than the way round.
 
     A Dijkstra search over the agent's memory: walkable and unseen tiles cost 1, a diggable tile
     ``1 + dig_cost`` (turn, Do, step in); trees, water, lava, coordination-site tiles, teammates
-    and creatures are walls. The action is the first move, or, when the next tile must be dug,
+    and creatures are walls (with ``bodies``, teammates' bodies too: alem's move check counts
+    them). The action is the first move, or, when the next tile must be dug,
     the turn to face it and then Do. ``None`` when standing on ``target``; :func:`path_to`'s step
     when the search finds no way. :func:`path_to` walks only round: the overworld's ladders down lie
     on path tiles inside mountains, and on Hard tuning seeds 0-47 armed agents walking to a ladder
@@ -239,14 +240,14 @@ def tunnel_step(d: ObsData, target: Point, dig_cost: float = 2.0) -> int | None:
         return None
     mem = d.memory
     if mem is None:
-        return path_to(d, goal, adjacent=False)
+        return path_to(d, goal, adjacent=False, bodies=bodies)
     blocks = mem.blocks[mem.level]
     walk = mem.walkable_mask()
     pick = d.inventory.get("pickaxe", 0)
     dig_ids = {
         BLOCK_NAMES.index(b) for b, tier in RESOURCE_TOOL.items() if 1 <= tier <= pick and b in BLOCK_NAMES
     }
-    avoid = _occupied(d) - {goal}
+    avoid = _occupied(d, bodies=bodies) - {goal}
     h, w = walk.shape
     best: dict[Point, float] = {start: 0.0}
     first: dict[Point, Point] = {}
@@ -274,7 +275,7 @@ def tunnel_step(d: ObsData, target: Point, dig_cost: float = 2.0) -> int | None:
                 heapq.heappush(heap, (nc, order, p))
                 order += 1
     if goal not in first:
-        return path_to(d, goal, adjacent=False)
+        return path_to(d, goal, adjacent=False, bodies=bodies)
     nxt = first[goal]
     if walk[nxt[1], nxt[0]]:
         return move(direction_to(start, nxt))

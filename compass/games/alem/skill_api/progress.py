@@ -14,10 +14,17 @@ from __future__ import annotations
 
 import random
 
-from compass.games.alem.names import ACHIEVEMENT_WEIGHTS, ACHIEVEMENTS, ASCEND, DESCEND
+from compass.games.alem.names import ACHIEVEMENT_WEIGHTS, ACHIEVEMENTS, ASCEND, DESCEND, ITEM_NAMES
 from compass.games.alem.obs import ObsData
-from compass.games.alem.skill_api.knowledge import distance, hostile_mobs, nearest, team_alive
-from compass.games.alem.skill_api.paths import explore, tunnel_step
+from compass.games.alem.skill_api.knowledge import (
+    Point,
+    _occupied,
+    distance,
+    hostile_mobs,
+    nearest,
+    team_alive,
+)
+from compass.games.alem.skill_api.paths import act_on, explore, tunnel_step
 from compass.games.alem.skill_api.survival import descend_step, ladder_step, standing_on, time_of_day
 
 _WEIGHT = dict(zip(ACHIEVEMENTS, ACHIEVEMENT_WEIGHTS, strict=True))
@@ -202,3 +209,104 @@ def descent_step(
     if time_of_day(d) >= latest or d.step < seek_from or hostile_mobs(d, threat_radius):
         return None
     return explore(d, random.Random(d.step * 7919 + d.agent_id), near=seek_near)
+
+
+_LADDER_DOWN = next(k for k, n in ITEM_NAMES.items() if n == "ladder down")
+
+
+def free_ladder(d: ObsData) -> Point | None:
+    """The nearest remembered ladder down on this level that no creature, living teammate or
+    teammate's body stands on; the nearest one when every known one is taken; ``None`` when none is
+    known. A level's ladders come in a row (the overworld's three on path tiles): a body or a
+    creature on the nearest one blocks the step onto it (alem's move check counts every player,
+    dead or alive), and an agent walking to it pushed against the tile (docs/alem.md "Down armed,
+    fourth pass").
+    """
+    mem = d.memory
+    if mem is None:
+        return nearest(d, "ladder down")
+    import numpy as np
+
+    rows, cols = np.nonzero(mem.items[mem.level] == _LADDER_DOWN)
+    if len(rows) == 0:
+        return None
+    taken = _occupied(d, bodies=True)
+    tiles = sorted(
+        ((int(c), int(r)) for r, c in zip(rows, cols, strict=True)),
+        key=lambda xy: (xy in taken, distance(d.position, xy), xy),
+    )
+    return tiles[0]
+
+
+def finish_descent_step(
+    d: ObsData,
+    within: int = 6,
+    from_step: int = 300,
+    latest: int = 115,
+    health: float = 5,
+    supplies: float = 3,
+) -> int | None:
+    """Finish a walk to a ladder down a few tiles away and Descend, at looser thresholds than
+    :func:`armed_for_descent` starts one with.
+
+    On the overworld, from episode step ``from_step``, before ``latest`` steps into the day (dusk is
+    120), before the team entered level 1, holding a pickaxe and a sword, with ``health`` and food
+    and drink at ``supplies`` or more, and a ladder down within ``within`` tiles (Manhattan): the
+    next step of :func:`tunnel_step` to :func:`free_ladder`'s tile, Descend on it, or, next to a
+    ladder whose tile something occupies, Do facing it (a creature is hit, a teammate's body
+    revived). On Hard tuning seeds 0-47 armed agents one tile from the ladder gave up their walk
+    when drink fell from 5 to 4 or the morning ended, or pushed for 20 steps against a taken
+    ladder tile (docs/alem.md "Down armed, fourth pass"). ``None`` otherwise.
+    """
+    if d.level != 0 or d.step < from_step or time_of_day(d) >= latest or d.sleeping or d.resting:
+        return None
+    if LEVEL_ENTRY_ACHIEVEMENTS[1] in d.achievements:
+        return None
+    inv = d.inventory
+    if inv.get("pickaxe", 0) < 1 or inv.get("sword", 0) < 1:
+        return None
+    if d.health < health or d.food < supplies or d.drink < supplies:
+        return None
+    if standing_on(d, "ladder down"):
+        return DESCEND
+    ladder = free_ladder(d)
+    if ladder is None or distance(d.position, ladder) > within:
+        return None
+    if d.position == ladder:
+        return DESCEND
+    if distance(d.position, ladder) == 1 and ladder in _occupied(d, bodies=True):
+        return act_on(d, ladder)
+    return tunnel_step(d, ladder, bodies=True)
+
+
+def seek_ladder_step(
+    d: ObsData,
+    from_step: int = 1200,
+    latest: int = 100,
+    health: float = 5,
+    supplies: float = 3,
+    threat_radius: int = 6,
+    near: str | None = "path",
+) -> int | None:
+    """A step of exploring for the ladder down by an agent that holds a pickaxe and a sword and
+    knows none, at looser thresholds than :func:`armed_for_descent`: on the overworld, from episode
+    step ``from_step``, before ``latest`` steps into the day, before the team entered level 1, not
+    asleep, with ``health`` and food and drink at ``supplies`` or more and no hostile creature
+    within ``threat_radius`` tiles. The exploring favours unknown tiles beside remembered ``near``
+    tiles (ladders down lie on path) and draws its tie-break from the step and agent id, so a trace
+    replays. On Hard tuning seeds 0-47, 11 of the 21 teams that never went down never saw the
+    ladder, although the long-lived ones had an armed agent for 1,000-2,000 steps: in its mornings
+    it was asleep, hurt (health below 7) or short of food (below 5) on most steps, so the seek that
+    needs :func:`armed_for_descent` seldom ran (docs/alem.md "Down armed, fourth pass").
+    ``None`` otherwise, and whenever a ladder down is known.
+    """
+    if d.level != 0 or d.step < from_step or time_of_day(d) >= latest or d.sleeping or d.resting:
+        return None
+    if LEVEL_ENTRY_ACHIEVEMENTS[1] in d.achievements or nearest(d, "ladder down") is not None:
+        return None
+    inv = d.inventory
+    if inv.get("pickaxe", 0) < 1 or inv.get("sword", 0) < 1:
+        return None
+    if d.health < health or d.food < supplies or d.drink < supplies or hostile_mobs(d, threat_radius):
+        return None
+    return explore(d, random.Random(d.step * 7919 + d.agent_id), near=near)
