@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
+
 from compass.games.alem.names import ACHIEVEMENT_WEIGHTS, ACHIEVEMENTS, ASCEND, DESCEND, ITEM_NAMES
 from compass.games.alem.obs import ObsData
 from compass.games.alem.skill_api.knowledge import (
@@ -225,8 +227,6 @@ def free_ladder(d: ObsData) -> Point | None:
     mem = d.memory
     if mem is None:
         return nearest(d, "ladder down")
-    import numpy as np
-
     rows, cols = np.nonzero(mem.items[mem.level] == _LADDER_DOWN)
     if len(rows) == 0:
         return None

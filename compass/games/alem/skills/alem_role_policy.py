@@ -6,26 +6,30 @@
 # subtask: Play ALEM as any role: survive, then coordinate with the team, then climb the tool ladder
 # tuned: alem:hard seeds 0,1,2,3 x 2000 steps: total_pct 5.563, return 20.017 -> total_pct 6.383, return 23.250
 def alem_role_policy(obs: str) -> int:
-    """Generalist team policy for any role (warrior, forager, miner) that plays the whole game to collect the team's
-    achievements: survive, coordinate with teammates, climb the tool ladder, descend.
+    """Generalist team policy for any role (warrior, forager, miner) that plays the whole game to collect the
+    team's achievements: survive, coordinate with teammates, climb the tool ladder, descend.
 
-    Priority order survive > coordinate > progress. Survive: hit creatures that are adjacent, flee when nearly dead, drink water when thirsty, eat ripe
-    plants or cows when hungry (non-foragers also request food), from dusk to dawn seal itself in a stone tunnel chosen
-    around the base and sleep there (bunker_step), gather only from tiles one agent can mine. Coordinate:
-    finish a handover a teammate started, give teammates the food, drink or material they request, by day work a
-    3-agent sync site all three see with the whole team (each on its own tile, Do together), and during the
-    team's coordination window converge with the team on a shared sync/handover site or construction site, wait
-    there until enough teammates stand next to it, then act together on the same step. Progress: wood, table,
-    wood pickaxe and sword, stone, furnace, stone tools, coal and iron, iron tools and armour, arrows (warrior),
-    torches (miner), saplings (forager); explore when nothing is known; descend (and stay below) by day when the whole team
-    is near the overworld's ladder (from the second day), by day once armed, healthy and fed (exploring for the ladder
-    when none is known), once the overworld basics are done (from step 1200), or late in the episode from a cleared
-    level. Below the overworld: shoot creatures in line with a found bow, drink a first potion, open chests
-    (the warrior's first chest on level 1 holds the bow), the forager eats a snail, and once the level is cleared the
-    team goes down again at once (or climbs back up for food when short with no ladder down known). A downed teammate
-    within reach is revived (walk to its body, face it, Do); back with the food and drink it died with, at 1 or
-    less it eats, drinks or asks anyone first, and a teammate asking at 1 health is fed from a smaller buffer.
-    The warrior hunts nearby monsters, the forager keeps the team fed, the miner mines and places stone."""
+    Priority order survive > coordinate > progress. Survive: hit creatures that are adjacent, flee when
+    nearly dead, drink water when thirsty, eat ripe plants or cows when hungry (non-foragers also request
+    food), from dusk to dawn seal itself in a stone tunnel chosen around the base and sleep there
+    (bunker_step), gather only from tiles one agent can mine. Coordinate: finish a handover a teammate
+    started, give teammates the food, drink or material they request, by day work a 3-agent sync site all
+    three see with the whole team (each on its own tile, Do together), and during the team's coordination
+    window converge with the team on a shared sync/handover site or construction site, wait there until
+    enough teammates stand next to it, then act together on the same step; kill an elite creature or a
+    large cow with the agents it needs, all hitting on one step (Hunting together). Progress: wood, table,
+    wood pickaxe and sword, stone, furnace, stone tools, coal and iron, iron tools and armour, arrows
+    (warrior), torches (miner), saplings (forager); explore when nothing is known; descend (and stay
+    below) by day when the whole team is near the overworld's ladder (from the second day), by day once
+    armed, healthy and fed (exploring for the ladder when none is known), once the overworld basics are
+    done (from step 1200), or late in the episode from a cleared level. Below the overworld: shoot
+    creatures in line with a found bow, drink a first potion, open chests (the warrior's first chest on
+    level 1 holds the bow), the forager eats a snail, and once the level is cleared the team goes down
+    again at once (or climbs back up for food when short with no ladder down known). A downed teammate
+    within reach is revived (walk to its body, face it, Do); back with the food and drink it died with, at
+    1 or less it eats, drinks or asks anyone first, and a teammate asking at 1 health is fed from a
+    smaller buffer. The warrior hunts nearby monsters, the forager keeps the team fed, the miner mines and
+    places stone."""
     dusk = 120  # step of the 300-step day from which the agent seals itself in for the night...
     dawn = 265  # ... until this step (or while the light is below 0.35)
     threat_radius = 6  # hostile creatures within this many tiles are threats
