@@ -35,6 +35,7 @@ from compass.games.alem.skill_api.knowledge import (
     walkable,
 )
 from compass.games.alem.skill_api.paths import path_to
+from compass.games.alem.skill_api.progress import achievement_weight
 
 _COORD_MINE = {
     "stone": "STONE",
@@ -377,8 +378,8 @@ HUNT_UNLOCKS = {
     "ranged": "COORD_ELITE_RANGED_KILL",
     "passive": "COORD_LARGE_PASSIVE_KILL",
 }
-#: What each pays (docs/alem.md "Metrics"): an elite 8 points, a large cow 3.
-HUNT_POINTS = {"melee": 8, "ranged": 8, "passive": 3}
+#: What each pays (its unlock's leaderboard weight: an elite 8 points, a large cow 3).
+HUNT_POINTS = {kind: achievement_weight(name) for kind, name in HUNT_UNLOCKS.items()}
 
 
 def hunt_target(
@@ -471,7 +472,11 @@ def in_view_of(xy: Point, pos: Point, margin: int = 0) -> bool:
 
 # What each sync site kind pays the team (docs/alem.md "Metrics": COORD_<n>_AGENTS_<tier>'s weight),
 # keyed by (agents required, capped at 3; soft): the opening works the dearest first.
-OPENING_POINTS = {(3, False): 8, (3, True): 5, (2, False): 5, (2, True): 3}
+OPENING_POINTS = {
+    (n, soft): achievement_weight(f"COORD_{n}_AGENTS_{'SOFT' if soft else 'HARD'}")
+    for n in (2, 3)
+    for soft in (False, True)
+}
 
 
 def opening_site(d: ObsData, sizes: tuple[int, ...] = (3,)) -> CoordSite | None:
