@@ -27,7 +27,7 @@ if str(ROOT) not in sys.path:
 
 from alem_dev import dev_parser, load_policy, parse_dev_args, play  # noqa: E402
 
-UNLOCKS = ("COORD_ELITE_MELEE_KILL", "COORD_ELITE_RANGED_KILL", "COORD_LARGE_PASSIVE_KILL")
+from compass.games.alem.skill_api.coordination import HUNT_UNLOCKS  # noqa: E402
 
 
 def count_step(r: dict, ds: list, actions: list[int]) -> None:
@@ -88,7 +88,7 @@ def record(path: Path, seeds: list[int], steps: int) -> list[dict]:
     for r, tr in zip(recs, trackers, strict=True):
         sc = tr.score().as_dict()
         r["team_total_pct"] = sc["team_total_pct"]
-        r["unlocks"] = sorted(a for a in sc["team_achievements"] if a in UNLOCKS)
+        r["unlocks"] = sorted(a for a in sc["team_achievements"] if a in HUNT_UNLOCKS.values())
         r["counts"] = dict(r["counts"])
     return recs
 

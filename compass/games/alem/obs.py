@@ -222,9 +222,14 @@ class AlemMemory:
         return mask | (blocks < 0) if unknown else mask
 
     def known(self, names: str | tuple[str, ...] | list[str]) -> list[tuple[int, int]]:
-        """All remembered ``(x, y)`` tiles of the given block name(s) on the current level."""
-        ids = [BLOCK_ID[n] for n in ([names] if isinstance(names, str) else names) if n in BLOCK_ID]
-        rows, cols = np.nonzero(isin_ids(self.blocks[self.level], ids))
+        """All remembered ``(x, y)`` tiles of the given block or item name(s) on the current level."""
+        names = [names] if isinstance(names, str) else list(names)
+        ids = [BLOCK_ID[n] for n in names if n in BLOCK_ID]
+        item_ids = [k for k, n in ITEM_NAMES.items() if n in names]
+        hits = isin_ids(self.blocks[self.level], ids)
+        if item_ids:
+            hits |= isin_ids(self.items[self.level], item_ids)
+        rows, cols = np.nonzero(hits)
         return [(int(c), int(r)) for r, c in zip(rows, cols, strict=True)]
 
     def nearest(self, names: str | tuple[str, ...] | list[str], x: int, y: int) -> tuple[int, int] | None:

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import random
 
-import numpy as np
-
-from compass.games.alem.names import ACHIEVEMENT_WEIGHTS, ACHIEVEMENTS, ASCEND, DESCEND, ITEM_NAMES
+from compass.games.alem.names import ACHIEVEMENT_WEIGHTS, ACHIEVEMENTS, ASCEND, DESCEND
 from compass.games.alem.obs import ObsData
 from compass.games.alem.skill_api.knowledge import (
     Point,
@@ -213,9 +211,6 @@ def descent_step(
     return explore(d, random.Random(d.step * 7919 + d.agent_id), near=seek_near)
 
 
-_LADDER_DOWN = next(k for k, n in ITEM_NAMES.items() if n == "ladder down")
-
-
 def free_ladder(d: ObsData) -> Point | None:
     """The nearest remembered ladder down on this level that no creature, living teammate or
     teammate's body stands on; the nearest one when every known one is taken; ``None`` when none is
@@ -227,15 +222,11 @@ def free_ladder(d: ObsData) -> Point | None:
     mem = d.memory
     if mem is None:
         return nearest(d, "ladder down")
-    rows, cols = np.nonzero(mem.items[mem.level] == _LADDER_DOWN)
-    if len(rows) == 0:
+    tiles = mem.known("ladder down")
+    if not tiles:
         return None
     taken = _occupied(d, bodies=True)
-    tiles = sorted(
-        ((int(c), int(r)) for r, c in zip(rows, cols, strict=True)),
-        key=lambda xy: (xy in taken, distance(d.position, xy), xy),
-    )
-    return tiles[0]
+    return min(tiles, key=lambda xy: (xy in taken, distance(d.position, xy), xy))
 
 
 def finish_descent_step(
@@ -258,14 +249,9 @@ def finish_descent_step(
     when drink fell from 5 to 4 or the morning ended, or pushed for 20 steps against a taken
     ladder tile (docs/alem.md "Down armed, fourth pass"). ``None`` otherwise.
     """
-    if d.level != 0 or d.step < from_step or time_of_day(d) >= latest or d.sleeping or d.resting:
+    if d.sleeping or d.resting:
         return None
-    if LEVEL_ENTRY_ACHIEVEMENTS[1] in d.achievements:
-        return None
-    inv = d.inventory
-    if inv.get("pickaxe", 0) < 1 or inv.get("sword", 0) < 1:
-        return None
-    if d.health < health or d.food < supplies or d.drink < supplies:
+    if not armed_for_descent(d, from_step=from_step, latest=latest, health=health, supplies=supplies):
         return None
     if standing_on(d, "ladder down"):
         return DESCEND
@@ -300,13 +286,10 @@ def seek_ladder_step(
     needs :func:`armed_for_descent` seldom ran (docs/alem.md "Down armed, fourth pass").
     ``None`` otherwise, and whenever a ladder down is known.
     """
-    if d.level != 0 or d.step < from_step or time_of_day(d) >= latest or d.sleeping or d.resting:
+    if d.sleeping or d.resting or nearest(d, "ladder down") is not None:
         return None
-    if LEVEL_ENTRY_ACHIEVEMENTS[1] in d.achievements or nearest(d, "ladder down") is not None:
+    if not armed_for_descent(d, from_step=from_step, latest=latest, health=health, supplies=supplies):
         return None
-    inv = d.inventory
-    if inv.get("pickaxe", 0) < 1 or inv.get("sword", 0) < 1:
-        return None
-    if d.health < health or d.food < supplies or d.drink < supplies or hostile_mobs(d, threat_radius):
+    if hostile_mobs(d, threat_radius):
         return None
     return explore(d, random.Random(d.step * 7919 + d.agent_id), near=near)
