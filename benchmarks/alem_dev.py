@@ -64,6 +64,8 @@ def load_policy(path: str | Path):
     from compass.skills.skill import parse_skill_source
 
     path = Path(path)
+    if not path.is_file():
+        raise SystemExit(f"no skill file at {path}")
     text = path.read_text()
     skill = parse_skill_source(text, "alem", path)
     return compile_skill(skill.code, skill.name, "alem", filename=str(path), line_offset=header_length(text))

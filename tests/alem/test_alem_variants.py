@@ -96,6 +96,14 @@ def test_the_dev_scripts_refuse_a_variant_without_a_label_and_evaluation_seeds(m
             parse_dev_args(dev_parser("x", variants=False), ["p.py", "--seeds", bad, "--out", "o"])
 
 
+def test_a_missing_skill_file_is_refused_in_one_line(monkeypatch, tmp_path):
+    monkeypatch.syspath_prepend(str(BENCH))
+    from alem_dev import load_policy
+
+    with pytest.raises(SystemExit, match="no skill file at .*nope.py"):
+        load_policy(tmp_path / "nope.py")
+
+
 @needs_alem
 def test_play_in_chunks_gives_the_episodes_one_batch_gives(monkeypatch):
     # A 192-episode block is played 96 at a time to bound memory; the rows must not depend on it.
