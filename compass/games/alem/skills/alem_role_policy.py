@@ -2,7 +2,7 @@
 # parent: -
 # created: 2026-11-22
 # model: -
-# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from, first_visit, seek_ladder_from, revive_reach, refuel_at, feed_keep, hunt_reach, hunt_health
+# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from, first_visit, seek_ladder_from, revive_reach, revive_clear, revive_night_reach, refuel_at, feed_keep, hunt_reach, hunt_health
 # subtask: Play ALEM as any role: survive, then coordinate with the team, then climb the tool ladder
 # tuned: alem:hard seeds 0,1,2,3 x 2000 steps: total_pct 5.563, return 20.017 -> total_pct 6.383, return 23.250
 def alem_role_policy(obs: str) -> int:
@@ -47,7 +47,9 @@ def alem_role_policy(obs: str) -> int:
     descend_from = 1200  # step from which a team with a pickaxe descends from the overworld
     first_visit = 300  # no visit below before this step (toolless teams that went on day 1 died to orcs)
     seek_ladder_from = 900  # from this step an armed agent with no ladder down known explores for one
-    revive_reach = 30  # walk this far (Manhattan) to revive a downed teammate
+    revive_reach = 30  # walk this far (Manhattan) to revive a downed teammate...
+    revive_clear = 3  # ... but not one with a hostile creature within this many tiles of its body...
+    revive_night_reach = 2  # ... nor, on the overworld at night, one farther than this (it waits for dawn)
     refuel_at = 1  # at this food or drink or below (a revived agent), eat/drink near or ask anyone first
     feed_keep = 5  # give a weak (revived) asking teammate food or drink while holding more than this
     hunt_reach = 7  # hunt an elite or large cow together when the agents it needs are within this many tiles...
@@ -153,7 +155,11 @@ def alem_role_policy(obs: str) -> int:
     # (alem's interplayer_interaction). Only once nothing is adjacent and no flight is due (above):
     # reviving ahead of those (safe_radius 3) scored 12.63 vs 12.50 on Hard 0-23 but with 9 episodes
     # down, not 7 (docs/alem.md "Reviving teammates").
-    step = revive_step(d, reach=revive_reach)
+    # Reviving teammates, second pass (docs/alem.md "Reviving teammates, second pass: team wipes"): a body
+    # stays down, its needs frozen, so one beside a creature waits until it has gone, and at night the
+    # overworld's bodies wait for dawn (only one in the shelter beside this agent is revived).
+    step = careful_revive_step(d, reach=revive_reach, clear=revive_clear, night_reach=revive_night_reach,
+                               dusk=dusk, dawn=dawn)
     if step is not None:
         return step
 
