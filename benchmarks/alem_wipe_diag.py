@@ -71,10 +71,15 @@ def play_file(path: Path, seeds: list[int], steps: int, reach: int) -> dict:
             if w and rec is None:
                 body = downed_teammates(d, reach)[0]
                 walk_open[i][j] = {
-                    "seed": seeds[i], "agent": j, "start": d.step, "hour": d.step % 300,
-                    "dark": d.light < DARK, "dist": abs(body.x - d.x) + abs(body.y - d.y),
+                    "seed": seeds[i],
+                    "agent": j,
+                    "start": d.step,
+                    "hour": d.step % 300,
+                    "dark": d.light < DARK,
+                    "dist": abs(body.x - d.x) + abs(body.y - d.y),
                     "hostile_near_body": _nearest_hostile(d, (body.x, body.y)),
-                    "hostile_near_me": _nearest_hostile(d, d.position), "level": d.level,
+                    "hostile_near_me": _nearest_hostile(d, d.position),
+                    "level": d.level,
                 }
             elif not w and rec is not None and d.alive:
                 rec["end"], rec["outcome"] = d.step, "stopped"
@@ -88,20 +93,34 @@ def play_file(path: Path, seeds: list[int], steps: int, reach: int) -> dict:
                 continue
             d = last[i][j]
             body = d.position if d is not None else None
-            by = [k for k in range(3) if k != j and last[i][k] is not None and last[i][k].alive
-                  and acts[i][k] is not None and walking[i][k]]
+            by = [
+                k
+                for k in range(3)
+                if k != j
+                and last[i][k] is not None
+                and last[i][k].alive
+                and acts[i][k] is not None
+                and walking[i][k]
+            ]
             k = by[0] if by else None
             rec = walk_open[i].pop(k, None) if k is not None else None
             if rec is not None:
                 rec["end"], rec["outcome"] = t, "revived"
                 walks.append(rec)
             seer = last[i][k] if k is not None else None
-            events[i].append({
-                "t": t, "kind": "revive", "agent": j, "by": k, "hour": t % 300,
-                "dark": seer.light < DARK if seer else None,
-                "hostile_near_body": _nearest_hostile(seer, body) if seer and body else None,
-                "food": d.food if d else None, "drink": d.drink if d else None,
-            })
+            events[i].append(
+                {
+                    "t": t,
+                    "kind": "revive",
+                    "agent": j,
+                    "by": k,
+                    "hour": t % 300,
+                    "dark": seer.light < DARK if seer else None,
+                    "hostile_near_body": _nearest_hostile(seer, body) if seer and body else None,
+                    "food": d.food if d else None,
+                    "drink": d.drink if d else None,
+                }
+            )
         for j, cause in enumerate(info["deaths"]):
             if cause is None:
                 continue
@@ -110,18 +129,31 @@ def play_file(path: Path, seeds: list[int], steps: int, reach: int) -> dict:
             if rec is not None:
                 rec["end"], rec["outcome"] = t, "died"
                 walks.append(rec)
-            alive_after = sum(1 for k in range(3) if k != j and last[i][k] is not None and last[i][k].alive
-                              and info["deaths"][k] is None)
-            events[i].append({
-                "t": t, "kind": "death", "agent": j, "cause": cause, "hour": t % 300,
-                "dark": d.light < DARK if d else None, "level": d.level if d else None,
-                "pos": list(d.position) if d else None,
-                "hostile_near": _nearest_hostile(d, d.position) if d else None,
-                "reviving": walking[i][j], "sleeping": d.sleeping if d else None,
-                "enclosed": enclosed(d) if d else None,
-                "health": d.health if d else None, "food": d.food if d else None,
-                "drink": d.drink if d else None, "left": alive_after,
-            })
+            alive_after = sum(
+                1
+                for k in range(3)
+                if k != j and last[i][k] is not None and last[i][k].alive and info["deaths"][k] is None
+            )
+            events[i].append(
+                {
+                    "t": t,
+                    "kind": "death",
+                    "agent": j,
+                    "cause": cause,
+                    "hour": t % 300,
+                    "dark": d.light < DARK if d else None,
+                    "level": d.level if d else None,
+                    "pos": list(d.position) if d else None,
+                    "hostile_near": _nearest_hostile(d, d.position) if d else None,
+                    "reviving": walking[i][j],
+                    "sleeping": d.sleeping if d else None,
+                    "enclosed": enclosed(d) if d else None,
+                    "health": d.health if d else None,
+                    "food": d.food if d else None,
+                    "drink": d.drink if d else None,
+                    "left": alive_after,
+                }
+            )
 
     trackers = play([(policy, s) for s in seeds], steps, on_step=on_step, on_result=on_result)
     for i in range(n):
@@ -154,10 +186,13 @@ def report(out: dict, steps: int) -> dict:
                 continue
             revives.append(e)
             h["revives"] += 1
-            again = any(x["kind"] == "death" and x["agent"] == e["agent"] and 0 < x["t"] - e["t"] <= WINDOW
-                        for x in ev)
+            again = any(
+                x["kind"] == "death" and x["agent"] == e["agent"] and 0 < x["t"] - e["t"] <= WINDOW
+                for x in ev
+            )
             rdie = e["by"] is not None and any(
-                x["kind"] == "death" and x["agent"] == e["by"] and 0 <= x["t"] - e["t"] <= WINDOW for x in ev)
+                x["kind"] == "death" and x["agent"] == e["by"] and 0 <= x["t"] - e["t"] <= WINDOW for x in ev
+            )
             e["again_50"], e["reviver_dies_50"] = again, rdie
             redie += again
             reviver_die += rdie
@@ -169,11 +204,15 @@ def report(out: dict, steps: int) -> dict:
             continue
         chains[seed] = " | ".join(
             f"{e['t']}h{e['hour']}{'D' if e.get('dark') else ''} "
-            + (f"a{e['agent']}x {e['cause']} L{e['level']} near={e['hostile_near']}"
-               f"{' WALK' if e['reviving'] else ''}{' SLEEP' if e['sleeping'] else ''}"
-               f"{' ENC' if e['enclosed'] else ''} left={e['left']}"
-               if e["kind"] == "death" else f"a{e['agent']}<-a{e['by']} body_near={e['hostile_near_body']}")
-            for e in ev)
+            + (
+                f"a{e['agent']}x {e['cause']} L{e['level']} near={e['hostile_near']}"
+                f"{' WALK' if e['reviving'] else ''}{' SLEEP' if e['sleeping'] else ''}"
+                f"{' ENC' if e['enclosed'] else ''} left={e['left']}"
+                if e["kind"] == "death"
+                else f"a{e['agent']}<-a{e['by']} body_near={e['hostile_near_body']}"
+            )
+            for e in ev
+        )
     walks = out["walks"]
     return {
         "revives": len(revives),
@@ -189,8 +228,9 @@ def report(out: dict, steps: int) -> dict:
         "walks": len(walks),
         "walk_outcomes": dict(Counter(w["outcome"] for w in walks)),
         "walks_dark": dict(Counter(w["outcome"] for w in walks if w["dark"])),
-        "walks_hostile_body_le3": dict(Counter(
-            w["outcome"] for w in walks if w["hostile_near_body"] and w["hostile_near_body"][1] <= 3)),
+        "walks_hostile_body_le3": dict(
+            Counter(w["outcome"] for w in walks if w["hostile_near_body"] and w["hostile_near_body"][1] <= 3)
+        ),
         "by_hour": {k: dict(v) for k, v in sorted(by_hour.items())},
         "wipes": len(chains),
         "chains": chains,

@@ -26,7 +26,8 @@ def alem_role_policy(obs: str) -> int:
     creatures in line with a found bow, drink a first potion, open chests (the warrior's first chest on
     level 1 holds the bow), the forager eats a snail, and once the level is cleared the team goes down
     again at once (or climbs back up for food when short with no ladder down known). A downed teammate
-    within reach is revived (walk to its body, face it, Do); back with the food and drink it died with, at
+    within reach is revived (walk to its body, face it, Do) unless a creature stands near the body, and on
+    the overworld at night only one beside the agent (the rest wait for dawn); back with the food and drink it died with, at
     1 or less it eats, drinks or asks anyone first, and a teammate asking at 1 health is fed from a
     smaller buffer. The warrior hunts nearby monsters, the forager keeps the team fed, the miner mines and
     places stone."""
