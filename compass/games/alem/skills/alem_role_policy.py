@@ -27,9 +27,9 @@ def alem_role_policy(obs: str) -> int:
     level 1 holds the bow), the forager eats a snail, and once the level is cleared the team goes down
     again at once (or climbs back up for food when short with no ladder down known). A downed teammate
     within reach is revived (walk to its body, face it, Do) unless a creature stands near the body, and on
-    the overworld at night only one beside the agent (the rest wait for dawn); back with the food and drink it died with, at
-    1 or less it eats, drinks or asks anyone first, and a teammate asking at 1 health is fed from a
-    smaller buffer. The warrior hunts nearby monsters, the forager keeps the team fed, the miner mines and
+    the overworld at night only one beside the agent (the rest wait for dawn); back with the food and
+    drink it died with, at 1 or less it eats, drinks or asks anyone first, and a teammate asking at 1
+    health is fed from a smaller buffer. The warrior hunts nearby monsters, the forager keeps the team fed, the miner mines and
     places stone."""
     dusk = 120  # step of the 300-step day from which the agent seals itself in for the night...
     dawn = 265  # ... until this step (or while the light is below 0.35)
