@@ -17,6 +17,7 @@ Tuning seeds only (docs/alem.md "Seed protocol").
 from __future__ import annotations
 
 import json
+import statistics
 import sys
 import time
 from collections import Counter
@@ -174,7 +175,7 @@ def report(out: dict, steps: int) -> dict:
     after, by hour of the day; each wipe's chain."""
     revives, redie, reviver_die, deaths = [], 0, 0, []
     by_hour: dict[str, Counter] = {}
-    chains = {}
+    chains, ends = {}, []
     for seed, ev in out["events"].items():
         ev = sorted(ev, key=lambda e: (e["t"], e["kind"] != "revive"))
         deaths += [e for e in ev if e["kind"] == "death"]
@@ -198,9 +199,10 @@ def report(out: dict, steps: int) -> dict:
             reviver_die += rdie
             h["revived_dies_50"] += again
             h["reviver_dies_50"] += rdie
-        row = next(r for r in out["rows"] if str(r["seed"]) == seed)
-        end = max((e["t"] for e in ev), default=steps)
-        if any(a["death_cause"] is None for a in row["agents"]) or end >= steps:
+        # A wipe: the episode's last event is a death that left nobody standing.
+        wiped = bool(ev) and ev[-1]["kind"] == "death" and ev[-1]["left"] == 0
+        ends.append(ev[-1]["t"] if wiped else steps)
+        if not wiped:
             continue
         chains[seed] = " | ".join(
             f"{e['t']}h{e['hour']}{'D' if e.get('dark') else ''} "
@@ -233,6 +235,8 @@ def report(out: dict, steps: int) -> dict:
         ),
         "by_hour": {k: dict(v) for k, v in sorted(by_hour.items())},
         "wipes": len(chains),
+        "episode_end_median": statistics.median(ends) if ends else None,
+        "wiped_before_1000": sum(e < 1000 for e in ends),
         "chains": chains,
     }
 
