@@ -124,3 +124,60 @@ def test_careful_revive_in_the_real_env_waits_for_dawn(downed_teammate):
     views = set_time(env, 300 + 20)
     assert not api.night_out(obs_data_from_view(views[1]))
     assert follow(env, views, api.careful_revive_step)
+
+
+def test_wipe_diag_counts_what_follows_a_revival(monkeypatch):
+    """benchmarks/alem_wipe_diag.py's report on one hand-written episode: agent 1 falls at night,
+    agent 0 revives it and dies on its next walk, the revived agent dies again 10 steps later, and
+    agent 2, alone, dies last: a wipe at step 430."""
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from alem_wipe_diag import report
+
+    def death(t, agent, cause, left, walk=False):
+        return {
+            "t": t,
+            "kind": "death",
+            "agent": agent,
+            "cause": cause,
+            "hour": t % 300,
+            "dark": t % 300 > 150,
+            "level": 0,
+            "hostile_near": None,
+            "reviving": walk,
+            "sleeping": False,
+            "enclosed": False,
+            "left": left,
+        }
+
+    events = [
+        death(200, 1, "zombie", 2),
+        {
+            "t": 250,
+            "kind": "revive",
+            "agent": 1,
+            "by": 0,
+            "hour": 250,
+            "dark": True,
+            "hostile_near_body": ["zombie", 2],
+            "food": 5.0,
+            "drink": 5.0,
+        },
+        death(260, 1, "zombie", 2),
+        death(290, 0, "skeleton", 1, walk=True),
+        death(430, 2, "starvation", 0),
+    ]
+    walks = [
+        {"outcome": "revived", "dark": True, "hostile_near_body": ["zombie", 2]},
+        {"outcome": "died", "dark": True, "hostile_near_body": None},
+    ]
+    r = report({"events": {"5": events}, "walks": walks, "rows": []}, 3000)
+    assert (r["revives"], r["revived_dies_within_50"], r["reviver_dies_within_50"]) == (1, 1, 1)
+    assert r["deaths_on_revive_walk"] == 1 and r["last_deaths"] == {"starvation": 1}
+    assert r["wipes"] == 1 and r["episode_end_median"] == 430 and r["wiped_before_1000"] == 1
+    assert r["walks_dark"] == {"revived": 1, "died": 1}
+    assert "a1<-a0" in r["chains"]["5"]
+    # One agent still standing at the end: no wipe, the episode runs to its last step.
+    r = report({"events": {"5": events[:4]}, "walks": [], "rows": []}, 3000)
+    assert r["wipes"] == 0 and r["episode_end_median"] == 3000
