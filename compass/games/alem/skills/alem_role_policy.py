@@ -2,7 +2,7 @@
 # parent: -
 # created: 2026-11-22
 # model: -
-# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from, first_visit, seek_ladder_from, revive_reach, revive_clear, revive_night_reach, refuel_at, feed_keep, hunt_reach, hunt_health
+# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from, first_visit, seek_ladder_from, revive_reach, refuel_at, feed_keep, hunt_reach, hunt_health
 # subtask: Play ALEM as any role: survive, then coordinate with the team, then climb the tool ladder
 # tuned: alem:hard seeds 0,1,2,3 x 2000 steps: total_pct 5.563, return 20.017 -> total_pct 6.383, return 23.250
 def alem_role_policy(obs: str) -> int:
@@ -26,10 +26,9 @@ def alem_role_policy(obs: str) -> int:
     creatures in line with a found bow, drink a first potion, open chests (the warrior's first chest on
     level 1 holds the bow), the forager eats a snail, and once the level is cleared the team goes down
     again at once (or climbs back up for food when short with no ladder down known). A downed teammate
-    within reach is revived (walk to its body, face it, Do) unless a creature stands near the body, and on
-    the overworld at night only one beside the agent (the rest wait for dawn); back with the food and
-    drink it died with, at 1 or less it eats, drinks or asks anyone first, and a teammate asking at 1
-    health is fed from a smaller buffer. The warrior hunts nearby monsters, the forager keeps the team fed, the miner mines and
+    within reach is revived (walk to its body, face it, Do); back with the food and drink it died with, at
+    1 or less it eats, drinks or asks anyone first, and a teammate asking at 1 health is fed from a
+    smaller buffer. The warrior hunts nearby monsters, the forager keeps the team fed, the miner mines and
     places stone."""
     dusk = 120  # step of the 300-step day from which the agent seals itself in for the night...
     dawn = 265  # ... until this step (or while the light is below 0.35)
@@ -48,9 +47,7 @@ def alem_role_policy(obs: str) -> int:
     descend_from = 1200  # step from which a team with a pickaxe descends from the overworld
     first_visit = 300  # no visit below before this step (toolless teams that went on day 1 died to orcs)
     seek_ladder_from = 900  # from this step an armed agent with no ladder down known explores for one
-    revive_reach = 30  # walk this far (Manhattan) to revive a downed teammate...
-    revive_clear = 3  # ... but not one with a hostile creature within this many tiles of its body...
-    revive_night_reach = 2  # ... nor, on the overworld at night, one farther than this (it waits for dawn)
+    revive_reach = 30  # walk this far (Manhattan) to revive a downed teammate
     refuel_at = 1  # at this food or drink or below (a revived agent), eat/drink near or ask anyone first
     feed_keep = 5  # give a weak (revived) asking teammate food or drink while holding more than this
     hunt_reach = 7  # hunt an elite or large cow together when the agents it needs are within this many tiles...
@@ -156,11 +153,7 @@ def alem_role_policy(obs: str) -> int:
     # (alem's interplayer_interaction). Only once nothing is adjacent and no flight is due (above):
     # reviving ahead of those (safe_radius 3) scored 12.63 vs 12.50 on Hard 0-23 but with 9 episodes
     # down, not 7 (docs/alem.md "Reviving teammates").
-    # Reviving teammates, second pass (docs/alem.md "Reviving teammates, second pass: team wipes"): a body
-    # stays down, its needs frozen, so one beside a creature waits until it has gone, and at night the
-    # overworld's bodies wait for dawn (only one in the shelter beside this agent is revived).
-    step = careful_revive_step(d, reach=revive_reach, clear=revive_clear, night_reach=revive_night_reach,
-                               dusk=dusk, dawn=dawn)
+    step = revive_step(d, reach=revive_reach)
     if step is not None:
         return step
 
