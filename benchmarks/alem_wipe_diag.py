@@ -3,11 +3,10 @@
 
 Per death: the step, the hour of the day (``step % 300``), dark or not, the cause, the level, the
 nearest hostile creature the dying agent saw, whether it was walking to revive a body (its last
-action was what ``revive_step`` asked for), whether it had been revived within 50 steps, how
-many teammates were left. Per revival: who revived whom, the hour, the nearest hostile to the
+action was what ``revive_step`` asked for), how many teammates were left. Per revival: who revived whom, the hour, the nearest hostile to the
 body, and whether the revived agent or its reviver died within 50 steps. Per revive walk (a run
 of steps where an agent did what ``revive_step`` asked): start, end, how it ended. Per wipe (an
-episode that ended before its last step): the chain from the last step the team was whole.
+episode whose last death left nobody standing): its deaths and revivals in order.
 Tuning seeds only (docs/alem.md "Seed protocol").
 
     python benchmarks/alem_wipe_diag.py compass/games/alem/skills/alem_role_policy.py \\
@@ -52,7 +51,6 @@ def play_file(path: Path, seeds: list[int], steps: int, reach: int) -> dict:
     policy = load_policy(path)
     n = len(seeds)
     last: list[list] = [[None] * 3 for _ in seeds]  # latest ObsData per agent
-    acts: list[list] = [[None] * 3 for _ in seeds]  # latest action per agent
     walking: list[list] = [[False] * 3 for _ in seeds]  # latest action was revive_step's
     walk_open: list[dict] = [{} for _ in seeds]  # agent -> open walk record
     events: list[list[dict]] = [[] for _ in seeds]
@@ -62,7 +60,6 @@ def play_file(path: Path, seeds: list[int], steps: int, reach: int) -> dict:
         for j, v in enumerate(views):
             d = obs_data_from_view(v)
             last[i][j] = d
-            acts[i][j] = actions[j]
             w = False
             if d.alive and not d.sleeping and downed_teammates(d, reach):
                 step = revive_step(d, reach=reach)
@@ -94,14 +91,11 @@ def play_file(path: Path, seeds: list[int], steps: int, reach: int) -> dict:
                 continue
             d = last[i][j]
             body = d.position if d is not None else None
+            # The reviver: a living teammate whose last action was revive_step's (its Do on the body).
             by = [
                 k
                 for k in range(3)
-                if k != j
-                and last[i][k] is not None
-                and last[i][k].alive
-                and acts[i][k] is not None
-                and walking[i][k]
+                if k != j and last[i][k] is not None and last[i][k].alive and walking[i][k]
             ]
             k = by[0] if by else None
             rec = walk_open[i].pop(k, None) if k is not None else None
