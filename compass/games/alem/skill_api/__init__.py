@@ -17,6 +17,7 @@ The helpers live in layers, each importing only the ones above it:
   the next level;
 * :mod:`.below` — below the overworld: chests, potions, the bow, the next level's entry, climbing
   back; on level 1, out of orc mages' lines of fire, fountains, regrouping on the warrior;
+* :mod:`.revive` — reviving teammates, second pass: bodies beside a creature, and nights, wait;
 * :mod:`.coordination` — the team's conventions for coordination sites;
 * :mod:`.structures` — the team's structures: a payer and a completer build a shelter, beacon or
   forge at a construction handover site.
@@ -186,6 +187,7 @@ from compass.games.alem.skill_api.progress import (
     seek_ladder_step,
     visit_next_level_step,
 )
+from compass.games.alem.skill_api.revive import body_threatened, careful_revive_step, night_out
 from compass.games.alem.skill_api.structures import (
     build_sites,
     built_structures,
@@ -351,6 +353,10 @@ EXPORTS: tuple[str, ...] = (
     "leave_cleared_step",
     "body_in_danger",
     "safe_revive_step",
+    # reviving, second pass: bodies beside a creature, and nights, wait
+    "night_out",
+    "body_threatened",
+    "careful_revive_step",
     # coordination
     "free_adjacent_tiles",
     "agents_adjacent",
@@ -635,6 +641,9 @@ __all__ = [
     "leave_cleared_step",
     "body_in_danger",
     "safe_revive_step",
+    "night_out",
+    "body_threatened",
+    "careful_revive_step",
     "pool_ready",
     "spare_wood",
     "wood_reserve",
