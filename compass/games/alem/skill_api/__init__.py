@@ -23,6 +23,8 @@ The helpers live in layers, each importing only the ones above it:
 * :mod:`.pairs` — a one-shot pair harvest of a 2-agent sync site.
 * :mod:`.handover` — a mining handover on purpose: the pair starts one and completes it.
 * :mod:`.mine_sync` — the mining sync sites: the miner mines while teammates Do on the tile.
+* :mod:`.evening` — into the night fed and sealed: a sealing stone asked of the team, food and drink
+  topped up before dusk.
 * :mod:`.melee` — what one blow does, the creatures an agent cannot hurt alone, keeping away from them.
 
 :data:`EXPORTS` is the one list of names a skill sees; :func:`make_api` builds exactly those for
@@ -142,6 +144,11 @@ from compass.games.alem.skill_api.knowledge import (
     team_center,
     teammate_ahead,
     walkable,
+)
+from compass.games.alem.skill_api.evening import (
+    evening_topup_step,
+    shelter_stone_step,
+    stone_for_shelter,
 )
 from compass.games.alem.skill_api.melee import (
     SWORD_DAMAGE,
@@ -299,6 +306,10 @@ EXPORTS: tuple[str, ...] = (
     "ring_room_stones",
     "place_at",
     "descend_step",
+    # into the night fed and sealed (a stone asked for, food and drink topped up before dusk)
+    "stone_for_shelter",
+    "shelter_stone_step",
+    "evening_topup_step",
     # fight or keep away (a hard elite takes no damage from one agent)
     "melee_damage",
     "hitters",
