@@ -24,7 +24,7 @@ The helpers live in layers, each importing only the ones above it:
 * :mod:`.handover` — a mining handover on purpose: the pair starts one and completes it.
 * :mod:`.mine_sync` — the mining sync sites: the miner mines while teammates Do on the tile.
 * :mod:`.evening` — into the night fed and sealed: a sealing stone asked of the team, food and drink
-  topped up before dusk.
+  topped up before dusk, a non-miner's seal placed as a furnace (any role places one at once).
 * :mod:`.melee` — what one blow does, the creatures an agent cannot hurt alone, keeping away from them.
 
 :data:`EXPORTS` is the one list of names a skill sees; :func:`make_api` builds exactly those for
@@ -147,6 +147,8 @@ from compass.games.alem.skill_api.knowledge import (
 )
 from compass.games.alem.skill_api.evening import (
     evening_topup_step,
+    furnace_exit_step,
+    furnace_seal,
     shelter_stone_step,
     stone_for_shelter,
 )
@@ -310,6 +312,8 @@ EXPORTS: tuple[str, ...] = (
     "stone_for_shelter",
     "shelter_stone_step",
     "evening_topup_step",
+    "furnace_seal",
+    "furnace_exit_step",
     # fight or keep away (a hard elite takes no damage from one agent)
     "melee_damage",
     "hitters",
