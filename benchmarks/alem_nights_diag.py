@@ -127,7 +127,9 @@ def main(argv: list[str] | None = None) -> int:
             snap = snapshot(d, actions[j])
             hist[i][j].append(snap)
             if snap["tod"] in EVENING:
-                evenings.append({"variant": jobs[i][0], "seed": jobs[i][1], "agent": j, "role": d.role} | snap)
+                evenings.append(
+                    {"variant": jobs[i][0], "seed": jobs[i][1], "agent": j, "role": d.role} | snap
+                )
             if not d.sleeping and actions[j] == SLEEP:
                 onset = {"variant": jobs[i][0], "seed": jobs[i][1], "agent": j, "role": d.role} | snap
                 onsets[i][j] = onset

@@ -40,7 +40,9 @@ def test_a_stone_is_asked_for_when_it_is_all_a_shelter_lacks():
 
 
 def test_no_stone_is_asked_for_without_a_corridor_a_giver_or_a_free_request():
-    open_field = _obs(["........", "........", "..@.....", "........"], inventory=_inv(pickaxe=1), teammates=[MATE])
+    open_field = _obs(
+        ["........", "........", "..@.....", "........"], inventory=_inv(pickaxe=1), teammates=[MATE]
+    )
     assert not api.stone_for_shelter(open_field)  # a stone would seal nothing known
     assert api.shelter_stone_step(open_field) is None
     alone = _obs(CORRIDOR, inventory=_inv(pickaxe=1))
@@ -108,7 +110,6 @@ def test_a_requested_stone_is_given_in_the_real_env(alem_overworld):
     assert obs_data_from_view(views[1]).inventory["stone"] == 2
 
 
-
 def test_a_non_miner_seals_with_a_furnace_when_it_can_still_dig_out():
     stone, furnace = PLACE_ACTIONS["stone"], PLACE_ACTIONS["furnace"]
     # On the corridor's outer tile (1, 2), facing the entrance (1, 3) to the south; stone walls west/east.
@@ -119,7 +120,9 @@ def test_a_non_miner_seals_with_a_furnace_when_it_can_still_dig_out():
     assert api.furnace_seal(warrior, LEFT) == LEFT  # anything but Place Stone passes through
     assert api.furnace_seal(warrior, None) is None
     # The miner places its stone itself (no gate), and keeps the furnace-free seal it can mine.
-    assert api.furnace_seal(_obs(grid, role="miner", inventory=_inv(stone=1, pickaxe=1), **kw), stone) == stone
+    assert (
+        api.furnace_seal(_obs(grid, role="miner", inventory=_inv(stone=1, pickaxe=1), **kw), stone) == stone
+    )
     # No pickaxe: a furnace could never be left through another wall, so stone (mineable later) it is.
     assert api.furnace_seal(_obs(grid, inventory=_inv(stone=1), **kw), stone) == stone
     # Walls it cannot mine (trees, water): it would be walled in for good behind a furnace.

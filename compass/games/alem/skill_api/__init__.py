@@ -115,6 +115,13 @@ from compass.games.alem.skill_api.coordination import (
     team_site,
     within_leash,
 )
+from compass.games.alem.skill_api.evening import (
+    evening_topup_step,
+    furnace_exit_step,
+    furnace_seal,
+    shelter_stone_step,
+    stone_for_shelter,
+)
 from compass.games.alem.skill_api.handover import handover_plan, handover_sites, handover_step
 from compass.games.alem.skill_api.knowledge import (
     GROUND,
@@ -144,13 +151,6 @@ from compass.games.alem.skill_api.knowledge import (
     team_center,
     teammate_ahead,
     walkable,
-)
-from compass.games.alem.skill_api.evening import (
-    evening_topup_step,
-    furnace_exit_step,
-    furnace_seal,
-    shelter_stone_step,
-    stone_for_shelter,
 )
 from compass.games.alem.skill_api.melee import (
     SWORD_DAMAGE,
@@ -577,8 +577,11 @@ __all__ = [
     "farm_step",
     "feed_step",
     "finish_descent_step",
+    "evening_topup_step",
     "flee",
     "free_adjacent_tiles",
+    "furnace_exit_step",
+    "furnace_seal",
     "free_ladder",
     "greedy_step",
     "has_materials",
@@ -619,6 +622,7 @@ __all__ = [
     "seek_ladder_step",
     "shared_site",
     "shelter_plan",
+    "shelter_stone_step",
     "shelter_step",
     "shelter_time",
     "shoot_arrow",
@@ -627,6 +631,7 @@ __all__ = [
     "sleep_spot",
     "sow_step",
     "standing_on",
+    "stone_for_shelter",
     "stone_needed",
     "structure_to_pay",
     "team_alive",

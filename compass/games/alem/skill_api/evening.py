@@ -49,7 +49,9 @@ def stone_for_shelter(d: ObsData, anchor: Point | None = None, radius: int = 25)
     here = anchor if anchor is not None else base_anchor(d)
     plan = shelter_plan(d, here, radius)
     # A tunnel still to dig yields its own sealing stone; one already open (both tiles free) does not.
-    if plan is not None and (plan[0] == "seal" or not all(walkable(d, p, unknown=False) for p in plan[1][1:])):
+    if plan is not None and (
+        plan[0] == "seal" or not all(walkable(d, p, unknown=False) for p in plan[1][1:])
+    ):
         return False
     plan = shelter_plan(replace(d, inventory={**d.inventory, "stone": 1}), here, radius)
     return plan is not None and plan[0] == "seal"
@@ -68,7 +70,9 @@ def shelter_stone_step(d: ObsData, anchor: Point | None = None, radius: int = 25
     return request("stone") if stone_for_shelter(d, anchor, radius) else None
 
 
-def evening_topup_step(d: ObsData, dusk: int = 120, ahead: int = 30, level: int = 5, reach: int = 8) -> int | None:
+def evening_topup_step(
+    d: ObsData, dusk: int = 120, ahead: int = 30, level: int = 5, reach: int = 8
+) -> int | None:
     """In the ``ahead`` steps before ``dusk`` (on the overworld), food and drink at ``level`` or below
     are topped up: drink at water or eat a ripe plant (the forager also a cow) within ``reach`` tiles,
     else ask the team (:func:`refuel_step` at ``critical=level``). ``None`` outside that window or
@@ -120,7 +124,9 @@ def furnace_exit_step(d: ObsData, stay: bool) -> int | None:
     """
     if stay or not enclosed(d):
         return None
-    doors = [(d.x + dx, d.y + dy) for _, dx, dy in STEP_DIRS if block_at(d, (d.x + dx, d.y + dy)) == "furnace"]
+    doors = [
+        (d.x + dx, d.y + dy) for _, dx, dy in STEP_DIRS if block_at(d, (d.x + dx, d.y + dy)) == "furnace"
+    ]
     if not doors:
         return None
     return dig_out(d, away_from=doors[0])
