@@ -1,5 +1,5 @@
 """Into the night fed and sealed (compass.games.alem.skill_api.evening) on tiny hand-drawn maps, and
-alem's Request/Give of stone in the real env."""
+in the real env: alem's Request/Give of stone, and a non-miner sealing a corridor with one furnace."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def test_no_stone_is_asked_for_without_a_corridor_a_giver_or_a_free_request():
     assert not api.stone_for_shelter(below, (2, 3))
 
 
-def test_a_pickaxe_and_stone_to_dig_need_no_stone_asked_for():
+def test_a_stone_mass_to_dig_into_needs_no_stone_asked_for():
     # A stone mass to dig into: a pickaxe is enough (digging yields the sealing stone).
     grid = ["#####", "#####", "#####", "..@..", "....."]
     d = _obs(grid, inventory=_inv(pickaxe=1), teammates=[MATE])

@@ -5,14 +5,19 @@ What the library's night needs (``bunker_step``): food and drink above its ``fed
 stone in hand to close a known dead-end corridor or a pickaxe to dig a tunnel. On Hard tuning seeds
 most agents out at night were fed but had neither (the forager above all: it hunts all day and
 rarely crafts a pickaxe), and stone is one of alem's requestable materials: a teammate's Give moves
-it at any distance (but only an agent with a pickaxe can mine its way out of a stone seal). Food and drink are topped up before dusk, not after: an agent that is awake and
-out at night loses drink twice as fast as a sleeper.
+it at any distance (but only an agent with a pickaxe can mine its way out of a stone seal). Food and
+drink are topped up before dusk, not after: an agent that is awake and out at night loses drink
+twice as fast as a sleeper.
 
 Sealing itself is the miner's: alem places a stone for any other role 1 time in 10 on Hard (the soft
 role gate of ``place_block``), so a warrior or forager stands in its corridor's mouth pressing Place
 Stone for ten steps on average while whatever followed it walks up. A furnace costs the same one
 stone, is placed by any role at once, and is as solid; it cannot be mined, so an agent sealed behind
 one leaves through another wall (:func:`furnace_seal`, :func:`furnace_exit_step`).
+
+Measured in the library on Hard tuning block I (48 seeds), none of them paid: the top-up tied
+(-0.59 team Total %), the stone request with it and the furnace seal lost (-1.47, -1.51), so
+``alem_role_policy`` uses none of them (docs/alem.md, the eighth pass's table).
 """
 
 from __future__ import annotations
