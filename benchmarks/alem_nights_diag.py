@@ -6,7 +6,9 @@ episodes batched in one process (one sandbox lane and one vmapped env per episod
 are compared on the same seeds in the same run. Per agent it keeps the last 200 steps of its
 state; per sleep onset (the step an agent falls asleep) it records the time of day, vitals,
 whether it was walled in (``enclosed``), the nearest hostile creature and the nearest teammate; per death the cause, whether it was asleep, the onset it slept from and, for
-starvation and dehydration, what the last 200 steps held (forager alive, requests open, food).
+starvation and dehydration, what the last 200 steps held (forager alive, requests open, food); at
+the day steps in ``EVENING`` every living agent's state (fed? walled in? stone, pickaxe?), for the
+eighth pass (docs/alem.md "Nights, eighth pass: into the night fed and sealed").
 
     python benchmarks/alem_nights_diag.py main=compass/games/alem/skills/alem_role_policy.py \\
         v1=/tmp/v1/alem_role_policy.py --seeds 0-23 --steps 3000 --out /tmp/nights.json
@@ -27,6 +29,9 @@ if str(ROOT) not in sys.path:
 from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary  # noqa: E402
 
 HISTORY = 200  # steps of per-agent state kept for a death's report
+#: Day steps at which every living agent's state is recorded (eighth pass: fed and sealed at dusk?):
+#: the last daylight hours before the library's dusk (120), dusk, and the night.
+EVENING = (90, 110, 120, 140, 170, 200, 240)
 
 
 def snapshot(d, action: int) -> dict:
@@ -36,6 +41,7 @@ def snapshot(d, action: int) -> dict:
     mobs = hostile_mobs(d, 12)
     mates = team_alive(d)
     ripe = nearest(d, "ripe_plant")
+    water = nearest(d, "water")
     return {
         "t": d.step,
         "tod": d.step % 300,
@@ -61,6 +67,8 @@ def snapshot(d, action: int) -> dict:
         "forager": any(t.role == "forager" for t in mates) or d.role == "forager",
         "request": d.my_request,
         "ripe": distance(d.position, ripe) if ripe is not None else None,
+        # Eighth pass (into the night fed): how far the water is when the agent is out at night.
+        "water": distance(d.position, water) if water is not None else None,
         "stone": d.inventory.get("stone", 0),
         "pickaxe": d.inventory.get("pickaxe", 0),
         "level": d.level,
@@ -106,6 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     onsets: list[dict[int, dict]] = [{} for _ in jobs]
     roles: list[dict[int, str]] = [{} for _ in jobs]
     sleeps: list[dict] = []
+    evenings: list[dict] = []  # every living agent at the day steps in EVENING (eighth pass)
     deaths: list[dict] = []
     revived: list[Counter] = [Counter() for _ in jobs]  # per job: times each agent was revived
 
@@ -117,6 +126,10 @@ def main(argv: list[str] | None = None) -> int:
             roles[i][j] = d.role
             snap = snapshot(d, actions[j])
             hist[i][j].append(snap)
+            if snap["tod"] in EVENING:
+                evenings.append(
+                    {"variant": jobs[i][0], "seed": jobs[i][1], "agent": j, "role": d.role} | snap
+                )
             if not d.sleeping and actions[j] == SLEEP:
                 onset = {"variant": jobs[i][0], "seed": jobs[i][1], "agent": j, "role": d.role} | snap
                 onsets[i][j] = onset
@@ -181,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
                 "rows": rows,
                 "summary": report,
                 "sleeps": sleeps,
+                "evenings": evenings,
                 "deaths": deaths,
                 "cpu_seconds": time.process_time() - cpu,
             },

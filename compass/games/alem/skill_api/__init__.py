@@ -24,6 +24,8 @@ The helpers live in layers, each importing only the ones above it:
 * :mod:`.pairs` — a one-shot pair harvest of a 2-agent sync site.
 * :mod:`.handover` — a mining handover on purpose: the pair starts one and completes it.
 * :mod:`.mine_sync` — the mining sync sites: the miner mines while teammates Do on the tile.
+* :mod:`.evening` — into the night fed and sealed: a sealing stone asked of the team, food and drink
+  topped up before dusk, a non-miner's seal placed as a furnace (any role places one at once).
 * :mod:`.melee` — what one blow does, the creatures an agent cannot hurt alone, keeping away from them.
 
 :data:`EXPORTS` is the one list of names a skill sees; :func:`make_api` builds exactly those for
@@ -113,6 +115,13 @@ from compass.games.alem.skill_api.coordination import (
     site_rewards_for,
     team_site,
     within_leash,
+)
+from compass.games.alem.skill_api.evening import (
+    evening_topup_step,
+    furnace_exit_step,
+    furnace_seal,
+    shelter_stone_step,
+    stone_for_shelter,
 )
 from compass.games.alem.skill_api.handover import handover_plan, handover_sites, handover_step
 from compass.games.alem.skill_api.knowledge import (
@@ -301,6 +310,12 @@ EXPORTS: tuple[str, ...] = (
     "ring_room_stones",
     "place_at",
     "descend_step",
+    # into the night fed and sealed (a stone asked for, food and drink topped up before dusk)
+    "stone_for_shelter",
+    "shelter_stone_step",
+    "evening_topup_step",
+    "furnace_seal",
+    "furnace_exit_step",
     # fight or keep away (a hard elite takes no damage from one agent)
     "melee_damage",
     "hitters",
@@ -568,8 +583,11 @@ __all__ = [
     "farm_step",
     "feed_step",
     "finish_descent_step",
+    "evening_topup_step",
     "flee",
     "free_adjacent_tiles",
+    "furnace_exit_step",
+    "furnace_seal",
     "free_ladder",
     "greedy_step",
     "has_materials",
@@ -610,6 +628,7 @@ __all__ = [
     "seek_ladder_step",
     "shared_site",
     "shelter_plan",
+    "shelter_stone_step",
     "shelter_step",
     "shelter_time",
     "shoot_arrow",
@@ -618,6 +637,7 @@ __all__ = [
     "sleep_spot",
     "sow_step",
     "standing_on",
+    "stone_for_shelter",
     "stone_needed",
     "structure_to_pay",
     "team_alive",
