@@ -51,6 +51,10 @@ def test_an_elite_is_called_for_when_the_team_can_kill_it_and_the_agent_lacks_it
     weak.teammates[1] = replace(weak.teammates[1], health=2.0)
     assert api.elite_to_call(weak, min_health=5) is None
     assert api.elite_to_call(_agent(0, pos, mobs=((ZOMBIE, "melee", 2, 2),)), min_health=5).id == 200
+    # Only with the agents it needs within reach of the caller: nobody would answer from further.
+    assert api.elite_to_call(_agent(0, pos), reach=15) is None  # agent 2 is 19 tiles away
+    assert api.elite_to_call(_agent(0, pos), reach=19).id == 200
+    assert api.call_step(_agent(0, pos), reach=15) is None
     # The skeleton is called for only when asked for ranged ones too.
     skeleton = ((ZOMBIE, "ranged", 1, 3),)
     assert api.elite_to_call(_agent(0, pos, mobs=skeleton)).id == 200

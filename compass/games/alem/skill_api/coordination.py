@@ -472,14 +472,20 @@ def hunt_step(
 CALL_REQUEST = "sapphire"
 
 
-def elite_to_call(d: ObsData, min_health: float = 0.0, kinds: tuple[str, ...] = ("melee", "ranged")) -> Mob | None:
+def elite_to_call(
+    d: ObsData,
+    min_health: float = 0.0,
+    kinds: tuple[str, ...] = ("melee", "ranged"),
+    reach: int = 99,
+) -> Mob | None:
     """The elite creature in this agent's view that it calls the team to, or ``None``.
 
     An elite (``coord`` > 0) of ``kinds`` whose unlock (COORD_ELITE_MELEE_KILL / _RANGED_KILL, 8
     points) this agent lacks, and whose ``agents_required`` agents the living team has with
-    ``min_health`` health or more (this agent included): the dearest, then the nearest, ties by id.
+    ``min_health`` health or more within ``reach`` tiles of this agent (this agent included: a call
+    nobody can answer would only hold the caller): the dearest, then the nearest, ties by id.
     """
-    able = 1 + sum(1 for t in team_alive(d) if t.health >= min_health)
+    able = 1 + sum(1 for t in team_alive(d) if t.health >= min_health and t.dist <= reach)
     best = None
     for m in d.mobs:
         unlock = HUNT_UNLOCKS.get(m.kind)
@@ -509,15 +515,16 @@ def call_step(
 ) -> int | None:
     """Bring the agents an elite creature needs to it: the next action, or ``None``.
 
-    An agent that sees an elite (:func:`elite_to_call`) calls (requests :data:`CALL_REQUEST`, again
-    whenever its last call has run out) and holds it in view: it walks towards it until ``hold``
+    An agent that sees an elite (:func:`elite_to_call`, the agents it needs within ``reach``)
+    calls (requests :data:`CALL_REQUEST`, again whenever its last call has run out) and holds it
+    in view: it walks towards it until ``hold``
     tiles from it and waits there; it does not step next to it (a hard one takes no damage from one
     agent; a soft one hit alone dies without the unlock). An agent that sees none walks to the
     nearest :func:`caller` within ``reach`` and waits within 2 tiles of it. Once the creature's
     agents are all near and see it, :func:`hunt_step` (called first) makes the kill. ``None`` when
     this agent sees no elite and nobody calls, or while its own request is another one (food,
     drink: those come first). The caller decides when a call is worth it (the library: by day)."""
-    m = elite_to_call(d, min_health, kinds)
+    m = elite_to_call(d, min_health, kinds, reach)
     if m is not None:
         if d.my_request is None:
             return request(CALL_REQUEST)

@@ -52,7 +52,7 @@ def alem_role_policy(obs: str) -> int:
     feed_keep = 5  # give a weak (revived) asking teammate food or drink while holding more than this
     hunt_reach = 7  # hunt an elite or large cow together when the agents it needs are within this many tiles...
     hunt_health = 5  # ... and have this much health or more (this agent too)
-    call_reach = 24  # answer a teammate calling the team to an elite within this many tiles...
+    call_reach = 14  # call the team to an elite, or answer a call, with the agents within this many tiles...
     call_until = 90  # ... and call or answer only before this step of the day (home before dusk)
     d = parse_obs(obs)
     if not d.alive or d.sleeping or d.resting:
@@ -140,12 +140,13 @@ def alem_role_policy(obs: str) -> int:
             return step
 
     # Hunting together, second pass: calling the team (docs/alem.md "Hunting together, second pass: calling
-    # the team"): an agent that sees an elite it cannot kill alone requests a sapphire (read by the team as
-    # "come") and holds it in view; teammates within call_reach walk to it, and the hunt above kills it.
-    # By day before call_until, healthy and not parched, nothing adjacent.
-    if d.health >= hunt_health and d.drink > drink_urgent and d.food > 1 and not hostile_mobs(d, 1) \
+    # the team"): an agent that sees an elite zombie requests a sapphire (read by the team as "come") and
+    # holds it in view; teammates within call_reach walk to it, and the hunt above kills it. Zombies only
+    # (skeletons keep their distance and shoot the holder). By day before call_until, healthy, neither
+    # thirsty nor hungry (a walk across the map), nothing adjacent.
+    if d.health >= hunt_health and d.drink > thirst and d.food > thirst and not hostile_mobs(d, 1) \
             and (d.level >= 1 or not (shelter_time(d, call_until, dawn) or d.light < 0.35)):
-        step = call_step(d, reach=call_reach, min_health=hunt_health)
+        step = call_step(d, reach=call_reach, min_health=hunt_health, kinds=("melee",))
         if step is not None:
             return step
 
