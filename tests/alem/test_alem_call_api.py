@@ -154,3 +154,19 @@ def test_a_called_team_kills_a_hard_elite_zombie_in_the_real_env(alem_overworld)
             break
     assert called
     assert set(unlocked) == {0, 1, 2} and len(set(unlocked.values())) == 1, unlocked
+
+
+def test_help_near_counts_the_agents_within_reach_of_a_hard_elite():
+    far = {0: (5, 4), 1: (20, 4), 2: (25, 4)}
+    d = _agent(0, far)
+    m = d.mobs[0]
+    assert not api.help_near(d, m, reach=7)  # the warrior alone: a hard elite takes no damage from it
+    near = {0: (5, 4), 1: (8, 4), 2: (4, 8)}
+    d = _agent(0, near)
+    assert api.help_near(d, d.mobs[0], reach=7)
+    assert not api.help_near(d, d.mobs[0], reach=3)  # agent 2 is 4 tiles from it
+    weak = _agent(0, near)
+    weak.teammates[1] = replace(weak.teammates[1], health=2.0)
+    assert not api.help_near(weak, weak.mobs[0], reach=7, min_health=5)
+    plain = _agent(0, far, mobs=((ZOMBIE, "melee", 0, 0),))
+    assert api.help_near(plain, plain.mobs[0])  # an ordinary zombie needs no help

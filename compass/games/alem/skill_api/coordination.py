@@ -499,6 +499,19 @@ def elite_to_call(
     return None if best is None else best[1]
 
 
+def help_near(d: ObsData, m: Mob, reach: int = 7, min_health: float = 0.0) -> bool:
+    """Whether the agents elite creature ``m`` needs (its ``agents_required``, at least 2) stand within
+    ``reach`` tiles (Manhattan) of it, this agent included, teammates counted only with ``min_health``
+    or more. A hard elite (``coord`` 2) takes no damage from fewer: fighting it without them only
+    costs health. An ordinary creature (``coord`` 0) needs no help: True."""
+    if m.coord <= 0:
+        return True
+    xy = (m.x, m.y)
+    near = int(distance(d.position, xy) <= reach)
+    near += sum(1 for t in team_alive(d) if t.health >= min_health and distance((t.x, t.y), xy) <= reach)
+    return near >= max(2, m.agents_required)
+
+
 def caller(d: ObsData, reach: int = 24) -> Teammate | None:
     """The nearest living teammate calling the team (its request is :data:`CALL_REQUEST`) within
     ``reach`` tiles (Manhattan), or ``None``. Teammates' positions and requests reach every agent."""
