@@ -2,7 +2,7 @@
 # parent: -
 # created: 2026-11-22
 # model: -
-# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from, first_visit, seek_ladder_from, revive_reach, refuel_at, feed_keep, hunt_reach, hunt_health, call_reach, call_until
+# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from, first_visit, seek_ladder_from, revive_reach, refuel_at, feed_keep, hunt_reach, hunt_health
 # subtask: Play ALEM as any role: survive, then coordinate with the team, then climb the tool ladder
 # tuned: alem:hard seeds 0,1,2,3 x 2000 steps: total_pct 5.563, return 20.017 -> total_pct 6.383, return 23.250
 def alem_role_policy(obs: str) -> int:
@@ -52,8 +52,6 @@ def alem_role_policy(obs: str) -> int:
     feed_keep = 5  # give a weak (revived) asking teammate food or drink while holding more than this
     hunt_reach = 7  # hunt an elite or large cow together when the agents it needs are within this many tiles...
     hunt_health = 5  # ... and have this much health or more (this agent too)
-    call_reach = 14  # call the team to an elite, or answer a call, with the agents within this many tiles...
-    call_until = 90  # ... and call or answer only before this step of the day (home before dusk)
     d = parse_obs(obs)
     if not d.alive or d.sleeping or d.resting:
         return noop()
@@ -136,17 +134,6 @@ def alem_role_policy(obs: str) -> int:
     # its own tile, face it and Do together. Kept: +1.38 team Total % [+0.58, +2.18] on Hard 488-583.
     if d.level == 0 and not (shelter_time(d, dusk, dawn) or d.light < 0.35):
         step = opening_step(d)
-        if step is not None:
-            return step
-
-    # Hunting together, second pass: calling the team (docs/alem.md "Hunting together, second pass: calling
-    # the team"): an agent that sees an elite zombie requests a sapphire (read by the team as "come") and
-    # holds it in view; teammates within call_reach walk to it, and the hunt above kills it. Zombies only
-    # (skeletons keep their distance and shoot the holder). By day before call_until, healthy, neither
-    # thirsty nor hungry (a walk across the map), nothing adjacent.
-    if d.health >= hunt_health and d.drink > thirst and d.food > thirst and not hostile_mobs(d, 1) \
-            and (d.level >= 1 or not (shelter_time(d, call_until, dawn) or d.light < 0.35)):
-        step = call_step(d, reach=call_reach, min_health=hunt_health, kinds=("melee",))
         if step is not None:
             return step
 
