@@ -11,7 +11,7 @@ from alem_testlib import add_team, site_with_room
 from test_alem_api import _obs
 
 from compass.games.alem import skill_api as api
-from compass.games.alem.names import LEFT, NOOP
+from compass.games.alem.names import DOWN, LEFT, NOOP, RIGHT, UP
 from compass.games.alem.obs import Mob
 from compass.games.alem.skill_api.knowledge import obs_data_from_view
 
@@ -68,6 +68,9 @@ def test_the_agent_that_sees_it_calls_then_holds_it_in_view_without_stepping_nex
     assert api.call_step(calling) == LEFT  # closing in to hold it in view
     held = {0: (7, 4), 1: (25, 4), 2: (28, 4)}
     assert api.call_step(_agent(0, held, my_request=api.CALL_REQUEST)) == NOOP  # three tiles: wait there
+    # A zombie two tiles off is led towards the team (east, where they are), not waited for.
+    close = {0: (6, 4), 1: (25, 4), 2: (28, 4)}
+    assert api.call_step(_agent(0, close, my_request=api.CALL_REQUEST)) == RIGHT
     # A request for food is not overwritten: the call waits, the agent does what it would have done.
     assert api.call_step(_agent(0, pos, my_request="food")) is None
     # Nobody calls and no elite in view: nothing to do.
@@ -170,3 +173,10 @@ def test_help_near_counts_the_agents_within_reach_of_a_hard_elite():
     assert not api.help_near(weak, weak.mobs[0], reach=7, min_health=5)
     plain = _agent(0, far, mobs=((ZOMBIE, "melee", 0, 0),))
     assert api.help_near(plain, plain.mobs[0])  # an ordinary zombie needs no help
+
+
+def test_lead_step_walks_towards_the_team_only_when_that_keeps_the_zombie_off():
+    ahead = {0: (6, 4), 1: (20, 4), 2: (25, 4)}  # the team east, the zombie (4, 4) west
+    assert api.lead_step(_agent(0, ahead), ZOMBIE) == RIGHT
+    behind = {0: (6, 4), 1: (1, 4), 2: (0, 4)}  # the team beyond the zombie: no walk into it
+    assert api.lead_step(_agent(0, behind), ZOMBIE) in (UP, DOWN, RIGHT)  # flee: any step away

@@ -11,7 +11,11 @@ from itertools import permutations
 from compass.games.alem.names import (
     BUILD_COSTS,
     CONSTRUCTION_BLOCK_NAMES,
+    DOWN,
+    LEFT,
     N_AGENTS,
+    RIGHT,
+    UP,
     VIEW_COLS,
     VIEW_ROWS,
     WALKABLE_BLOCKS,
@@ -34,7 +38,7 @@ from compass.games.alem.skill_api.knowledge import (
     team_center,
     walkable,
 )
-from compass.games.alem.skill_api.paths import path_to
+from compass.games.alem.skill_api.paths import flee, path_to
 from compass.games.alem.skill_api.progress import achievement_weight
 
 _COORD_MINE = {
@@ -499,6 +503,27 @@ def elite_to_call(
     return None if best is None else best[1]
 
 
+_MOVES = {UP: (0, -1), DOWN: (0, 1), LEFT: (-1, 0), RIGHT: (1, 0)}
+
+
+def lead_step(d: ObsData, threat: Point) -> int:
+    """A step away from a creature at ``threat`` that leads it towards the team: the first step of
+    the way to the nearest living teammate when it does not bring the agent nearer the creature,
+    else :func:`flee`. A zombie walks after the nearest agent (alem moves it towards the closest
+    player on 3 steps in 4 when one is within 10 tiles) and stops to hit one next to it, so an agent
+    that keeps two tiles ahead brings it to the others without being hit on the way."""
+    mates = team_alive(d)
+    if mates:
+        t = min(mates, key=lambda t: (t.dist, t.id))
+        step = path_to(d, (t.x, t.y))
+        delta = _MOVES.get(step)
+        if delta is not None:
+            nxt = (d.position[0] + delta[0], d.position[1] + delta[1])
+            if walkable(d, nxt) and nxt != threat and distance(nxt, threat) >= distance(d.position, threat):
+                return step
+    return flee(d, threat)
+
+
 def help_near(d: ObsData, m: Mob, reach: int = 7, min_health: float = 0.0) -> bool:
     """Whether the agents elite creature ``m`` needs (its ``agents_required``, at least 2) stand within
     ``reach`` tiles (Manhattan) of it, this agent included, teammates counted only with ``min_health``
@@ -531,7 +556,8 @@ def call_step(
     An agent that sees an elite (:func:`elite_to_call`, the agents it needs within ``reach``)
     calls (requests :data:`CALL_REQUEST`, again whenever its last call has run out) and holds it
     in view: it walks towards it until ``hold``
-    tiles from it and waits there; it does not step next to it (a hard one takes no damage from one
+    tiles from it and waits there; it does not step next to it, and it leads a zombie that comes
+    within 2 tiles towards the team (:func:`lead_step`) (a hard one takes no damage from one
     agent; a soft one hit alone dies without the unlock). An agent that sees none walks to the
     nearest :func:`caller` within ``reach`` and waits within 2 tiles of it. Once the creature's
     agents are all near and see it, :func:`hunt_step` (called first) makes the kill. ``None`` when
@@ -543,6 +569,8 @@ def call_step(
             return request(CALL_REQUEST)
         if d.my_request != CALL_REQUEST:
             return None
+        if m.dist <= 2 and m.kind == "melee":
+            return lead_step(d, (m.x, m.y))
         if m.dist > hold:
             step = path_to(d, (m.x, m.y))
             if step is not None:
