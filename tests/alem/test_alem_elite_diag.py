@@ -41,4 +41,6 @@ def test_a_slot_records_its_time_in_view_its_wandering_and_the_team_at_first_sig
     assert m["box"] == [6, 5, 6, 6]  # it moved one tile south
     assert m["first_team"] == [1, 9, 19] and m["first_hour"] == 10 and m["first_alive"] == 3
     assert m["min_day_need_dist"] == 4  # the third agent's distance on the second step
-    assert m["met"] and m["max_adjacent"] == 1 and m["max_hits"] == 0  # next to it on step 10; a Do from 2 tiles on 11
+    assert (
+        m["met"] and m["max_adjacent"] == 1 and m["max_hits"] == 0
+    )  # next to it on step 10; a Do from 2 tiles on 11
