@@ -11,11 +11,8 @@ from itertools import permutations
 from compass.games.alem.names import (
     BUILD_COSTS,
     CONSTRUCTION_BLOCK_NAMES,
-    DOWN,
-    LEFT,
+    DIRECTION_ACTIONS,
     N_AGENTS,
-    RIGHT,
-    UP,
     VIEW_COLS,
     VIEW_ROWS,
     WALKABLE_BLOCKS,
@@ -471,8 +468,8 @@ def hunt_step(
 #: The request that calls the team to an elite creature (docs/alem.md "Hunting together, second pass:
 #: calling the team"). alem carries one thing between agents wherever they stand: a request, shown to
 #: every teammate for REQUEST_DURATION steps with the caller's position. A sapphire is never asked for
-#: otherwise (the library's requests are food, drink and building materials; sapphires lie below level 1),
-#: so a request for one reads as "an elite creature here, come".
+#: otherwise (the library asks for food, drink and building materials; a sapphire takes a diamond
+#: pickaxe to mine), so a request for one reads as "an elite creature here, come".
 CALL_REQUEST = "sapphire"
 
 
@@ -503,7 +500,7 @@ def elite_to_call(
     return None if best is None else best[1]
 
 
-_MOVES = {UP: (0, -1), DOWN: (0, 1), LEFT: (-1, 0), RIGHT: (1, 0)}
+_MOVES = {DIRECTION_ACTIONS[name]: (dx, dy) for name, dx, dy in STEP_DIRS}
 
 
 def lead_step(d: ObsData, threat: Point) -> int:
@@ -555,10 +552,10 @@ def call_step(
 
     An agent that sees an elite (:func:`elite_to_call`, the agents it needs within ``reach``)
     calls (requests :data:`CALL_REQUEST`, again whenever its last call has run out) and holds it
-    in view: it walks towards it until ``hold``
-    tiles from it and waits there; it does not step next to it, and it leads a zombie that comes
-    within 2 tiles towards the team (:func:`lead_step`) (a hard one takes no damage from one
-    agent; a soft one hit alone dies without the unlock). An agent that sees none walks to the
+    in view: it walks towards it until ``hold`` tiles from it and waits there; it does not step
+    next to it (a hard one takes no damage from one agent; a soft one hit alone dies without the
+    unlock), and it leads a zombie that comes within 2 tiles towards the team (:func:`lead_step`)
+    rather than wait there to be hit. An agent that sees none walks to the
     nearest :func:`caller` within ``reach`` and waits within 2 tiles of it. Once the creature's
     agents are all near and see it, :func:`hunt_step` (called first) makes the kill. ``None`` when
     this agent sees no elite and nobody calls, or while its own request is another one (food,
