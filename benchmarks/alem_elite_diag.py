@@ -65,6 +65,19 @@ def count_step(r: dict, ds: list, actions: list[int]) -> None:
         info = r["mobs"].setdefault(
             ident, {"class": cls, "coord": m.coord, "need": need, "first": d0.step, "night": night}
         )
+        # The call's diagnosis (docs/alem.md "Hunting together, second pass"): how long it stays in
+        # anyone's view, how far it wanders, and where the team is when it is first seen.
+        info["seen_steps"] = info.get("seen_steps", 0) + 1
+        info["day_steps"] = info.get("day_steps", 0) + (not night)
+        box = info.setdefault("box", [m.x, m.y, m.x, m.y])
+        box[:] = [min(box[0], m.x), min(box[1], m.y), max(box[2], m.x), max(box[3], m.y)]
+        if "first_team" not in info:
+            info["first_team"] = sorted(distance(d.position, xy) for d in ds)
+            info["first_hour"] = d0.step % 300
+            info["first_alive"] = len(ds)
+        far = sorted(distance(d.position, xy) for d in ds)
+        if len(far) >= need and night is False:
+            info["min_day_need_dist"] = min(info.get("min_day_need_dist", 99), far[need - 1])
         info["max_near"] = max(info.get("max_near", 0), near)
         info["max_adjacent"] = max(info.get("max_adjacent", 0), len(adj))
         info["max_hits"] = max(info.get("max_hits", 0), hits)

@@ -11,13 +11,14 @@ from itertools import permutations
 from compass.games.alem.names import (
     BUILD_COSTS,
     CONSTRUCTION_BLOCK_NAMES,
+    DIRECTION_ACTIONS,
     N_AGENTS,
     VIEW_COLS,
     VIEW_ROWS,
     WALKABLE_BLOCKS,
 )
-from compass.games.alem.obs import CoordSite, Mob, ObsData
-from compass.games.alem.skill_api.actions import build, do, noop
+from compass.games.alem.obs import CoordSite, Mob, ObsData, Teammate
+from compass.games.alem.skill_api.actions import build, do, noop, request
 from compass.games.alem.skill_api.knowledge import (
     STEP_DIRS,
     Point,
@@ -34,7 +35,7 @@ from compass.games.alem.skill_api.knowledge import (
     team_center,
     walkable,
 )
-from compass.games.alem.skill_api.paths import path_to
+from compass.games.alem.skill_api.paths import flee, path_to
 from compass.games.alem.skill_api.progress import achievement_weight
 
 _COORD_MINE = {
@@ -461,6 +462,125 @@ def hunt_step(
     if agents_adjacent(d, xy) < need or (m.coord == 1 and d.step % 2):
         return noop()
     return do()
+
+
+# --------------------------------------------------------------------------- calling the team to an elite
+#: The request that calls the team to an elite creature (docs/alem.md "Hunting together, second pass:
+#: calling the team"). alem carries one thing between agents wherever they stand: a request, shown to
+#: every teammate for REQUEST_DURATION steps with the caller's position. A sapphire is never asked for
+#: otherwise (the library asks for food, drink and building materials; a sapphire takes a diamond
+#: pickaxe to mine), so a request for one reads as "an elite creature here, come".
+CALL_REQUEST = "sapphire"
+
+
+def elite_to_call(
+    d: ObsData,
+    min_health: float = 0.0,
+    kinds: tuple[str, ...] = ("melee", "ranged"),
+    reach: int = 99,
+) -> Mob | None:
+    """The elite creature in this agent's view that it calls the team to, or ``None``.
+
+    An elite (``coord`` > 0) of ``kinds`` whose unlock (COORD_ELITE_MELEE_KILL / _RANGED_KILL, 8
+    points) this agent lacks, and whose ``agents_required`` agents the living team has with
+    ``min_health`` health or more within ``reach`` tiles of this agent (this agent included: a call
+    nobody can answer would only hold the caller): the dearest, then the nearest, ties by id.
+    """
+    able = 1 + sum(1 for t in team_alive(d) if t.health >= min_health and t.dist <= reach)
+    best = None
+    for m in d.mobs:
+        unlock = HUNT_UNLOCKS.get(m.kind)
+        if m.coord <= 0 or m.kind not in kinds or unlock is None or unlock in d.achievements:
+            continue
+        if max(2, m.agents_required) > able:
+            continue
+        key = (-HUNT_POINTS[m.kind], m.dist, m.id)
+        if best is None or key < best[0]:
+            best = (key, m)
+    return None if best is None else best[1]
+
+
+_MOVES = {DIRECTION_ACTIONS[name]: (dx, dy) for name, dx, dy in STEP_DIRS}
+
+
+def lead_step(d: ObsData, threat: Point) -> int:
+    """A step away from a creature at ``threat`` that leads it towards the team: the first step of
+    the way to the nearest living teammate when it does not bring the agent nearer the creature,
+    else :func:`flee`. A zombie walks after the nearest agent (alem moves it towards the closest
+    player on 3 steps in 4 when one is within 10 tiles) and stops to hit one next to it, so an agent
+    that keeps two tiles ahead brings it to the others without being hit on the way."""
+    mates = team_alive(d)
+    if mates:
+        t = min(mates, key=lambda t: (t.dist, t.id))
+        step = path_to(d, (t.x, t.y))
+        delta = _MOVES.get(step)
+        if delta is not None:
+            nxt = (d.position[0] + delta[0], d.position[1] + delta[1])
+            if walkable(d, nxt) and nxt != threat and distance(nxt, threat) >= distance(d.position, threat):
+                return step
+    return flee(d, threat)
+
+
+def help_near(d: ObsData, m: Mob, reach: int = 7, min_health: float = 0.0) -> bool:
+    """Whether the agents elite creature ``m`` needs (its ``agents_required``, at least 2) stand within
+    ``reach`` tiles (Manhattan) of it, this agent included, teammates counted only with ``min_health``
+    or more. A hard elite (``coord`` 2) takes no damage from fewer: fighting it without them only
+    costs health. An ordinary creature (``coord`` 0) needs no help: True."""
+    if m.coord <= 0:
+        return True
+    xy = (m.x, m.y)
+    near = int(distance(d.position, xy) <= reach)
+    near += sum(1 for t in team_alive(d) if t.health >= min_health and distance((t.x, t.y), xy) <= reach)
+    return near >= max(2, m.agents_required)
+
+
+def caller(d: ObsData, reach: int = 24) -> Teammate | None:
+    """The nearest living teammate calling the team (its request is :data:`CALL_REQUEST`) within
+    ``reach`` tiles (Manhattan), or ``None``. Teammates' positions and requests reach every agent."""
+    calling = [t for t in team_alive(d) if t.request == CALL_REQUEST and t.dist <= reach]
+    return min(calling, key=lambda t: (t.dist, t.id), default=None)
+
+
+def call_step(
+    d: ObsData,
+    reach: int = 24,
+    hold: int = 3,
+    min_health: float = 0.0,
+    kinds: tuple[str, ...] = ("melee", "ranged"),
+) -> int | None:
+    """Bring the agents an elite creature needs to it: the next action, or ``None``.
+
+    An agent that sees an elite (:func:`elite_to_call`, the agents it needs within ``reach``)
+    calls (requests :data:`CALL_REQUEST`, again whenever its last call has run out) and holds it
+    in view: it walks towards it until ``hold`` tiles from it and waits there; it does not step
+    next to it (a hard one takes no damage from one agent; a soft one hit alone dies without the
+    unlock), and it leads a zombie that comes within 2 tiles towards the team (:func:`lead_step`)
+    rather than wait there to be hit. An agent that sees none walks to the
+    nearest :func:`caller` within ``reach`` and waits within 2 tiles of it. Once the creature's
+    agents are all near and see it, :func:`hunt_step` (called first) makes the kill. ``None`` when
+    this agent sees no elite and nobody calls, or while its own request is another one (food,
+    drink: those come first). The caller decides when a call is worth it (the library: by day)."""
+    m = elite_to_call(d, min_health, kinds, reach)
+    if m is not None:
+        if d.my_request is None:
+            return request(CALL_REQUEST)
+        if d.my_request != CALL_REQUEST:
+            return None
+        if m.dist <= 2 and m.kind == "melee":
+            return lead_step(d, (m.x, m.y))
+        if m.dist > hold:
+            step = path_to(d, (m.x, m.y))
+            if step is not None:
+                return step
+        return noop()
+    t = caller(d, reach)
+    if t is None:
+        return None
+    if t.dist > 2:
+        step = path_to(d, (t.x, t.y))
+        if step is not None:
+            return step
+    return noop()
 
 
 # --------------------------------------------------------------------------- the opening
