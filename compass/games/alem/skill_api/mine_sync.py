@@ -33,9 +33,13 @@ from compass.games.alem.skill_api.paths import give_way, path_to
 MINE_SYNC_ORES = ("stone", "coal", "iron")
 
 
-def mine_sync_need(site: CoordSite) -> int:
+def mine_sync_need(site: CoordSite, full: bool = False) -> int:
     """How many agents (the miner included) must Do on ``site`` together for the COORD_MINE unlock:
-    2 at a soft site or one that needs 2, else the site's ``required``."""
+    2 at a soft site or one that needs 2, else the site's ``required``. ``full``: the site's
+    ``required`` at a soft site too (all Do on one step: the miner's Do succeeds at once, without
+    the ten tries of a pair, and each also unlocks COORD_<n>_AGENTS_SOFT)."""
+    if full:
+        return max(2, site.required)
     return 2 if site.soft or site.required <= 2 else site.required
 
 
@@ -46,18 +50,24 @@ def _miner(d: ObsData) -> tuple[int, Point] | None:
     return next(((t.id, (t.x, t.y)) for t in team_alive(d) if t.role == "miner"), None)
 
 
-def mine_sync_helpers(d: ObsData, site: CoordSite, miner_id: int) -> list[int]:
+def mine_sync_helpers(d: ObsData, site: CoordSite, miner_id: int, full: bool = False) -> list[int]:
     """The ids of the teammates that help the miner at ``site``: the ``need - 1`` living agents other
-    than the miner nearest the site (ties by id). Every agent sees every teammate's coordinates, so
-    all name the same ones."""
+    than the miner nearest the site (ties by id; ``need`` is :func:`mine_sync_need` with ``full``).
+    Every agent sees every teammate's coordinates, so all name the same ones."""
     others = [(d.agent_id, d.position)] + [(t.id, (t.x, t.y)) for t in team_alive(d)]
     others = sorted(
         ((distance(p, (site.x, site.y)), i) for i, p in others if i != miner_id),
     )
-    return [i for _, i in others[: mine_sync_need(site) - 1]]
+    return [i for _, i in others[: mine_sync_need(site, full) - 1]]
 
 
-def mine_sync_site(d: ObsData, reach: int = 4, slack: int = 2) -> tuple[CoordSite, int] | None:
+def mine_sync_site(
+    d: ObsData,
+    reach: int = 4,
+    slack: int = 2,
+    ores: tuple[str, ...] = MINE_SYNC_ORES,
+    full: bool = False,
+) -> tuple[CoordSite, int] | None:
     """``(site, miner id)`` of the mining sync site the team works now, or ``None``.
 
     The miner (role "miner") picks, among the stone/coal/iron sync sites it sees whose block its
@@ -66,7 +76,11 @@ def mine_sync_site(d: ObsData, reach: int = 4, slack: int = 2) -> tuple[CoordSit
     (:func:`mine_sync_helpers`) are all within ``reach`` of the site and see it: the one it stands
     next to first (the choice sticks), then the nearest, ties by (y, x). A helper takes a mining sync site it sees with the miner standing next to it
     and itself among that site's helpers within ``reach`` (the miner announces its choice by
-    standing there); it cannot see the miner's pickaxe, and the miner stands there only to mine."""
+    standing there); it cannot see the miner's pickaxe, and the miner stands there only to mine.
+    ``ores``: the blocks whose sites are worked (``("coal", "iron")`` in the second pass, docs/alem.md
+    "The mining sync sites, second pass": stone sites are where the opening takes COORD_3_AGENTS_*,
+    and a pair mining a soft 3-agent stone tile consumes it); ``full``: every agent a soft site
+    requires comes (:func:`mine_sync_need`)."""
     miner = _miner(d)
     if miner is None:
         return None
@@ -76,10 +90,10 @@ def mine_sync_site(d: ObsData, reach: int = 4, slack: int = 2) -> tuple[CoordSit
     cands = []
     for s in d.coord_sites:
         xy = (s.x, s.y)
-        if s.kind != "sync" or s.construction or s.name not in MINE_SYNC_ORES or s.required > alive:
+        if s.kind != "sync" or s.construction or s.name not in ores or s.required > alive:
             continue
-        helpers = mine_sync_helpers(d, s, miner_id)
-        if len(helpers) < mine_sync_need(s) - 1:
+        helpers = mine_sync_helpers(d, s, miner_id, full)
+        if len(helpers) < mine_sync_need(s, full) - 1:
             continue
         if not all(distance(pos[i], xy) <= reach and in_view_of(xy, pos[i]) for i in helpers):
             continue
@@ -97,7 +111,13 @@ def mine_sync_site(d: ObsData, reach: int = 4, slack: int = 2) -> tuple[CoordSit
     return best, miner_id
 
 
-def mine_sync_step(d: ObsData, reach: int = 4, slack: int = 2) -> int | None:
+def mine_sync_step(
+    d: ObsData,
+    reach: int = 4,
+    slack: int = 2,
+    ores: tuple[str, ...] = MINE_SYNC_ORES,
+    full: bool = False,
+) -> int | None:
     """The next action at the team's mining sync site (:func:`mine_sync_site`), or ``None``.
 
     The miner walks next to the site and faces it; a helper walks to the free tile next to it
@@ -105,8 +125,9 @@ def mine_sync_step(d: ObsData, reach: int = 4, slack: int = 2) -> int | None:
     every step (a pair on a soft 3-agent site needs about ten Do's: each succeeds 1 time in 10);
     otherwise they wait (noop). The miner never Does alone: on a soft 3-agent site a lone success
     mines the block without the unlock. The caller decides when it is worth its steps (the library: by day on the
-    overworld, nothing hostile near). ``reach`` and ``slack`` as in :func:`mine_sync_site`."""
-    got = mine_sync_site(d, reach, slack)
+    overworld, nothing hostile near). ``reach``, ``slack``, ``ores`` and ``full`` as in
+    :func:`mine_sync_site`."""
+    got = mine_sync_site(d, reach, slack, ores, full)
     if got is None:
         return None
     site, miner_id = got
@@ -123,6 +144,6 @@ def mine_sync_step(d: ObsData, reach: int = 4, slack: int = 2) -> int | None:
     if distance(d.position, xy) != 1:
         return None  # no way there known
     mates = {t.id: (t.x, t.y) for t in team_alive(d)}
-    crew = [miner_id] + mine_sync_helpers(d, site, miner_id)
+    crew = [miner_id] + mine_sync_helpers(d, site, miner_id, full)
     ready = all(i == d.agent_id or (i in mates and distance(mates[i], xy) == 1) for i in crew)
     return do() if ready else noop()
