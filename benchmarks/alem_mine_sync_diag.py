@@ -37,7 +37,7 @@ def record(path: Path, seeds: list[int], steps: int, reach: int = 7) -> list[dic
     def on_step(i: int, views: list, actions: list[int]) -> None:
         r = recs[i]
         c = r["c"]
-        for j, v in enumerate(views):
+        for v in views:
             d = obs_data_from_view(v)
             if not d.alive:
                 continue
@@ -65,7 +65,13 @@ def record(path: Path, seeds: list[int], steps: int, reach: int = 7) -> list[dic
     trackers = play([(policy, s) for s in seeds], steps, on_step=on_step)
     for r, tr in zip(recs, trackers, strict=True):
         ach = set(tr.score().team_achievements)
-        r["unlocks"] = sorted(a for a in ach if a.startswith(("COORD_MINE_COAL", "COORD_MINE_IRON", "COLLECT_COAL", "COLLECT_IRON", "MAKE_STONE_PICKAXE")))
+        r["unlocks"] = sorted(
+            a
+            for a in ach
+            if a.startswith(
+                ("COORD_MINE_COAL", "COORD_MINE_IRON", "COLLECT_COAL", "COLLECT_IRON", "MAKE_STONE_PICKAXE")
+            )
+        )
         r["c"] = dict(r["c"])
     return recs
 
@@ -80,10 +86,20 @@ def main(argv: list[str] | None = None) -> None:
         eps.update({k: 1 for k in r["c"]})
         eps.update({f"pickaxe {k}": 1 for k in r["pickaxe"]})
         eps.update({f"unlock {k}": 1 for k in r["unlocks"]})
-    out = {"seeds": args.seeds, "steps": args.steps, "agent_steps": dict(tot), "episodes": dict(eps), "per_seed": recs}
+    out = {
+        "seeds": args.seeds,
+        "steps": args.steps,
+        "agent_steps": dict(tot),
+        "episodes": dict(eps),
+        "per_seed": recs,
+    }
     Path(args.out).write_text(json.dumps(out, indent=1, sort_keys=True))
     for k in sorted(eps):
         print(f"{k:50s} episodes {eps[k]:3d}  agent-steps {tot.get(k, '')}")
+    for ore in ORES:
+        for who in ("", "_miner"):
+            n = sum(any(k.startswith(f"crewed_{ore}") and k.endswith(who) for k in r["c"]) for r in recs)
+            print(f"episodes with a {ore} site crewed by day (viewer{who or ' of any role'}): {n}")
 
 
 if __name__ == "__main__":
