@@ -149,3 +149,27 @@ def test_a_real_team_unlocks_coord_mine_coal_at_a_soft_site(alem_overworld):
     assert np.asarray(st.achievements[:, Achievement.COORD_3_AGENTS_SOFT.value]).all()
     assert int(st.inventory.coal[miner]) >= 1
     assert int(st.map[0][r, c]) == BLOCK_ID["path"]
+
+
+def test_anyone_with_the_pickaxe_mines_and_the_helpers_follow_whoever_stands_there():
+    # The warrior (0) holds a pickaxe by a soft coal site; the miner role (2) is far off.
+    team = {0: (7, 3), 1: (10, 4), 2: (1, 8)}
+    coal = [("coal", (8, 2), True, 3)]
+    warrior = _agent(0, team, coal)
+    assert _site(warrior, ores=COAL_IRON) is None  # the miner role only: the warrior is no miner
+    assert api.mine_sync_site(warrior, ores=COAL_IRON, anyone=True)[1] == 0
+    # With its COORD_MINE_COAL_SOFT already, it is no miner there either.
+    assert _site(_agent(0, team, coal, have={"COORD_MINE_COAL_SOFT"}), ores=COAL_IRON, anyone=True) is None
+    # The forager, without a pickaxe, sees nobody next to the site yet: it goes on with its day ...
+    assert _site(_agent(1, team, coal, pickaxe=0), ores=COAL_IRON, anyone=True) is None
+    # ... then the warrior standing by it: the forager is its helper and walks over.
+    by = team | {0: (8, 3)}
+    forager = _agent(1, by, coal, pickaxe=0)
+    assert api.mine_sync_site(forager, ores=COAL_IRON, anyone=True)[1] == 0
+    assert api.mine_sync_step(forager, ores=COAL_IRON, anyone=True) is not None
+    assert _site(forager, ores=COAL_IRON) is None  # the miner role is not there
+    # Both next to it and facing it: both Do.
+    both = by | {1: (9, 2)}
+    assert api.mine_sync_step(_agent(0, both, coal, facing=(8, 2)), ores=COAL_IRON, anyone=True) == api.do()
+    forager = _agent(1, both, coal, pickaxe=0, facing=(8, 2))
+    assert api.mine_sync_step(forager, ores=COAL_IRON, anyone=True) == api.do()

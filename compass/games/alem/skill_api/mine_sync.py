@@ -50,6 +50,16 @@ def _miner(d: ObsData) -> tuple[int, Point] | None:
     return next(((t.id, (t.x, t.y)) for t in team_alive(d) if t.role == "miner"), None)
 
 
+def _site_miner(d: ObsData, site: CoordSite) -> tuple[int, Point] | None:
+    """``(id, position)`` of the agent that mines ``site`` when any agent with the pickaxe may: this
+    one when its pickaxe mines the block and it lacks the unlock, else the living teammate standing
+    next to the site (the lowest id), else ``None``."""
+    if can_mine(d, site.name) and mine_unlock(site) not in d.achievements:
+        return d.agent_id, d.position
+    by = [(t.id, (t.x, t.y)) for t in team_alive(d) if distance((t.x, t.y), (site.x, site.y)) == 1]
+    return min(by, default=None)
+
+
 def mine_sync_helpers(d: ObsData, site: CoordSite, miner_id: int, full: bool = False) -> list[int]:
     """The ids of the teammates that help the miner at ``site``: the ``need - 1`` living agents other
     than the miner nearest the site (ties by id; ``need`` is :func:`mine_sync_need` with ``full``).
@@ -67,6 +77,7 @@ def mine_sync_site(
     slack: int = 2,
     ores: tuple[str, ...] = MINE_SYNC_ORES,
     full: bool = False,
+    anyone: bool = False,
 ) -> tuple[CoordSite, int] | None:
     """``(site, miner id)`` of the mining sync site the team works now, or ``None``.
 
@@ -80,18 +91,23 @@ def mine_sync_site(
     ``ores``: the blocks whose sites are worked (``("coal", "iron")`` in the second pass, docs/alem.md
     "The mining sync sites, second pass": stone sites are where the opening takes COORD_3_AGENTS_*,
     and a pair mining a soft 3-agent stone tile consumes it); ``full``: every agent a soft site
-    requires comes (:func:`mine_sync_need`)."""
-    miner = _miner(d)
-    if miner is None:
-        return None
-    miner_id, mpos = miner
+    requires comes (:func:`mine_sync_need`); ``anyone``: not only the miner role mines but any agent
+    whose pickaxe mines the site and which lacks its unlock (on Hard the warrior crafts a pickaxe in
+    nearly every episode too): it walks there as the miner does, and a helper takes the teammate
+    standing next to a site for its miner (the lowest id when several do)."""
+    role_miner = _miner(d)
     alive = len(team_alive(d)) + 1
     pos = {d.agent_id: d.position} | {t.id: (t.x, t.y) for t in team_alive(d)}
     cands = []
+    miners = {}
     for s in d.coord_sites:
         xy = (s.x, s.y)
         if s.kind != "sync" or s.construction or s.name not in ores or s.required > alive:
             continue
+        miner = _site_miner(d, s) if anyone else role_miner
+        if miner is None:
+            continue
+        miner_id, mpos = miner
         helpers = mine_sync_helpers(d, s, miner_id, full)
         if len(helpers) < mine_sync_need(s, full) - 1:
             continue
@@ -104,11 +120,16 @@ def mine_sync_site(
                 cands.append(s)
         elif distance(mpos, xy) == 1 and d.agent_id in helpers:
             cands.append(s)
+        miners[xy] = miner
     if not cands:
         return None
     me = d.position
-    best = min(cands, key=lambda s: (distance(mpos, (s.x, s.y)) != 1, distance(me, (s.x, s.y)), s.y, s.x))
-    return best, miner_id
+
+    def key(s: CoordSite) -> tuple:
+        return distance(miners[(s.x, s.y)][1], (s.x, s.y)) != 1, distance(me, (s.x, s.y)), s.y, s.x
+
+    best = min(cands, key=key)
+    return best, miners[(best.x, best.y)][0]
 
 
 def mine_sync_step(
@@ -117,6 +138,7 @@ def mine_sync_step(
     slack: int = 2,
     ores: tuple[str, ...] = MINE_SYNC_ORES,
     full: bool = False,
+    anyone: bool = False,
 ) -> int | None:
     """The next action at the team's mining sync site (:func:`mine_sync_site`), or ``None``.
 
@@ -125,9 +147,9 @@ def mine_sync_step(
     every step (a pair on a soft 3-agent site needs about ten Do's: each succeeds 1 time in 10);
     otherwise they wait (noop). The miner never Does alone: on a soft 3-agent site a lone success
     mines the block without the unlock. The caller decides when it is worth its steps (the library: by day on the
-    overworld, nothing hostile near). ``reach``, ``slack``, ``ores`` and ``full`` as in
+    overworld, nothing hostile near). ``reach``, ``slack``, ``ores``, ``full`` and ``anyone`` as in
     :func:`mine_sync_site`."""
-    got = mine_sync_site(d, reach, slack, ores, full)
+    got = mine_sync_site(d, reach, slack, ores, full, anyone)
     if got is None:
         return None
     site, miner_id = got
