@@ -25,9 +25,13 @@ from alem_dev import dev_parser, load_policy, parse_dev_args, play  # noqa: E402
 ORES = ("coal", "iron")
 
 
-def record(path: Path, seeds: list[int], steps: int, reach: int = 7) -> list[dict]:
-    """One record per seed for the skill file at ``path`` played by every agent."""
-    from compass.games.alem.skill_api import can_mine, distance, mine_sync_need, team_alive
+def record(
+    path: Path, seeds: list[int], steps: int, reach: int = 7, full: bool = False, anyone: bool = False
+) -> list[dict]:
+    """One record per seed for the skill file at ``path`` played by every agent. Also counts, per
+    role, the agent-steps where the policy's action is ``mine_sync_step(d, reach, ores=coal/iron,
+    full, anyone)`` while it names a site (the library's block acting, when the file has it)."""
+    from compass.games.alem.skill_api import can_mine, distance, mine_sync_need, mine_sync_step, team_alive
     from compass.games.alem.skill_api.knowledge import obs_data_from_view
     from compass.games.alem.skill_api.survival import shelter_time
 
@@ -37,10 +41,12 @@ def record(path: Path, seeds: list[int], steps: int, reach: int = 7) -> list[dic
     def on_step(i: int, views: list, actions: list[int]) -> None:
         r = recs[i]
         c = r["c"]
-        for v in views:
+        for v, act in zip(views, actions, strict=True):
             d = obs_data_from_view(v)
             if not d.alive:
                 continue
+            if d.level == 0 and mine_sync_step(d, reach, ores=ORES, full=full, anyone=anyone) == act:
+                c[f"block_{d.role}"] += 1
             pk = d.inventory.get("pickaxe", 0)
             if pk:
                 r["pickaxe"].setdefault(f"{d.role}:{pk}", d.step)
@@ -77,8 +83,11 @@ def record(path: Path, seeds: list[int], steps: int, reach: int = 7) -> list[dic
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parse_dev_args(dev_parser(__doc__, seeds="0-47", variants=False), argv)
-    recs = record(Path(args.skill_file), args.seeds, args.steps)
+    p = dev_parser(__doc__, seeds="0-47", variants=False)
+    p.add_argument("--full", action="store_true", help="count the block with mine_sync_step(full=True)")
+    p.add_argument("--anyone", action="store_true", help="count the block with mine_sync_step(anyone=True)")
+    args = parse_dev_args(p, argv)
+    recs = record(Path(args.skill_file), args.seeds, args.steps, full=args.full, anyone=args.anyone)
     tot: Counter = Counter()
     eps: Counter = Counter()
     for r in recs:

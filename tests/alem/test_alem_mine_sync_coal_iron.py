@@ -173,3 +173,14 @@ def test_anyone_with_the_pickaxe_mines_and_the_helpers_follow_whoever_stands_the
     assert api.mine_sync_step(_agent(0, both, coal, facing=(8, 2)), ores=COAL_IRON, anyone=True) == api.do()
     forager = _agent(1, both, coal, pickaxe=0, facing=(8, 2))
     assert api.mine_sync_step(forager, ores=COAL_IRON, anyone=True) == api.do()
+
+
+def test_a_site_without_room_for_the_crew_is_left():
+    # The coal tile (8, 2) walled in by stone on three sides: room for one agent only, and a pair needs two.
+    team = {0: (7, 5), 1: (10, 4), 2: (8, 4)}
+    coal = [("coal", (8, 2), True, 3)]
+    d = _agent(2, team, coal)
+    assert _site(d, ores=COAL_IRON) == ("coal", (8, 2))
+    for xy in ((7, 2), (9, 2), (8, 1)):
+        d.memory.blocks[0, xy[1], xy[0]] = BLOCK_ID["stone"]
+    assert _site(d, ores=COAL_IRON) is None

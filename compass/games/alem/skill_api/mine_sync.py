@@ -25,7 +25,7 @@ from __future__ import annotations
 from compass.games.alem.obs import CoordSite, ObsData
 from compass.games.alem.skill_api.actions import do, noop
 from compass.games.alem.skill_api.coordination import free_adjacent_tiles, in_view_of, mine_unlock
-from compass.games.alem.skill_api.knowledge import Point, can_mine, distance, team_alive
+from compass.games.alem.skill_api.knowledge import STEP_DIRS, Point, can_mine, distance, team_alive, walkable
 from compass.games.alem.skill_api.paths import give_way, path_to
 
 #: The ores whose sync sites this convention works (iron needs a stone pickaxe and 5 agents' worth
@@ -83,7 +83,8 @@ def mine_sync_site(
 
     The miner (role "miner") picks, among the stone/coal/iron sync sites it sees whose block its
     pickaxe mines and whose COORD_MINE_<ORE>_<tier> it lacks, needing no more agents than are
-    alive and within ``reach + slack`` (Manhattan) of itself, the ones whose helpers
+    alive and within ``reach + slack`` (Manhattan) of itself, with a walkable tile next to it for
+    each of the crew, the ones whose helpers
     (:func:`mine_sync_helpers`) are all within ``reach`` of the site and see it: the one it stands
     next to first (the choice sticks), then the nearest, ties by (y, x). A helper takes a mining sync site it sees with the miner standing next to it
     and itself among that site's helpers within ``reach`` (the miner announces its choice by
@@ -110,6 +111,13 @@ def mine_sync_site(
         miner_id, mpos = miner
         helpers = mine_sync_helpers(d, s, miner_id, full)
         if len(helpers) < mine_sync_need(s, full) - 1:
+            continue
+        # Coal and iron lie inside the mountains: a tile with less room round it than the crew
+        # needs held the miner waiting there for helpers that could not stand by it.
+        if (
+            sum(walkable(d, (s.x + dx, s.y + dy), unknown=False) for _, dx, dy in STEP_DIRS)
+            < len(helpers) + 1
+        ):
             continue
         if not all(distance(pos[i], xy) <= reach and in_view_of(xy, pos[i]) for i in helpers):
             continue
