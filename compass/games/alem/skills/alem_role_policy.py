@@ -2,7 +2,7 @@
 # parent: -
 # created: 2026-11-22
 # model: -
-# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from, first_visit, seek_ladder_from, revive_reach, refuel_at, feed_keep, hunt_reach, hunt_health, mine_sync_reach
+# params: dusk, dawn, threat_radius, elite_flee_health, cornered_health, flee_health, archer_health, engage_health, food_request, drink_request, drink_urgent, thirst, share_keep, fed_level, descend_from, first_visit, seek_ladder_from, revive_reach, refuel_at, feed_keep, hunt_reach, hunt_health
 # subtask: Play ALEM as any role: survive, then coordinate with the team, then climb the tool ladder
 # tuned: alem:hard seeds 0,1,2,3 x 2000 steps: total_pct 5.563, return 20.017 -> total_pct 6.383, return 23.250
 def alem_role_policy(obs: str) -> int:
@@ -52,7 +52,6 @@ def alem_role_policy(obs: str) -> int:
     feed_keep = 5  # give a weak (revived) asking teammate food or drink while holding more than this
     hunt_reach = 7  # hunt an elite or large cow together when the agents it needs are within this many tiles...
     hunt_health = 5  # ... and have this much health or more (this agent too)
-    mine_sync_reach = 7  # work a coal/iron sync site with the crew it needs within this many tiles of it
     d = parse_obs(obs)
     if not d.alive or d.sleeping or d.resting:
         return noop()
@@ -201,16 +200,6 @@ def alem_role_policy(obs: str) -> int:
             return act_on(d, (cows[0].x, cows[0].y))
         if d.food <= 2 and not forager_alive:
             return explore(d, near="grass")
-
-    # The mining sync sites, second pass: coal and iron (docs/alem.md "The mining sync sites, second pass:
-    # coal and iron"): the miner, with the pickaxe for it, walks to a coal or iron sync site it sees with
-    # the helpers it needs within reach, they come when they see it standing there, all Do together
-    # (COORD_MINE_COAL_* 3, COORD_MINE_IRON_* 5; only the one that mines unlocks). By day on the overworld,
-    # nothing hostile near.
-    if d.level == 0 and not threats and not (shelter_time(d, dusk, dawn) or d.light < 0.35):
-        step = mine_sync_step(d, reach=mine_sync_reach, ores=("coal", "iron"))
-        if step is not None:
-            return step
 
     # Below the overworld, II: a first potion, arrows for a found bow, a snail for the forager, chests
     # (the warrior's first on level 1 holds the bow), then the next level down once eight monsters died.
