@@ -113,6 +113,7 @@ from compass.games.alem.skill_api.coordination import (
     team_site,
     within_leash,
 )
+from compass.games.alem.skill_api.fed import detour_step, fed_step, reach_step, supply_step
 from compass.games.alem.skill_api.handover import handover_plan, handover_sites, handover_step
 from compass.games.alem.skill_api.knowledge import (
     GROUND,
@@ -312,6 +313,11 @@ EXPORTS: tuple[str, ...] = (
     # feeding the revived (a body comes back with the food and drink it died with)
     "refuel_step",
     "feed_step",
+    # the team fed: eat and drink only at what this agent has a path to
+    "reach_step",
+    "supply_step",
+    "fed_step",
+    "detour_step",
     # daytime scoring: what the team can still unlock, cheaply
     "achievement_weight",
     "missing_weight",
@@ -544,6 +550,7 @@ __all__ = [
     "descend",
     "descend_step",
     "descent_step",
+    "detour_step",
     "dig_out",
     "dig_spot",
     "direction_to",
@@ -561,6 +568,7 @@ __all__ = [
     "facing_free_ground",
     "farm_step",
     "feed_step",
+    "fed_step",
     "finish_descent_step",
     "flee",
     "free_adjacent_tiles",
@@ -597,6 +605,7 @@ __all__ = [
     "request",
     "rest",
     "rest_step",
+    "reach_step",
     "revive_step",
     "ring_room",
     "ring_room_step",
@@ -614,6 +623,7 @@ __all__ = [
     "standing_on",
     "stone_needed",
     "structure_to_pay",
+    "supply_step",
     "team_alive",
     "team_bunker_step",
     "team_center",
