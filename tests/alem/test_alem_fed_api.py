@@ -142,3 +142,35 @@ def test_real_env_a_boxed_agent_asks_and_is_fed(alem_overworld):
     assert obs_data_from_view(views[2]).my_request == "food"
     views = env.step([NOOP, give_action(1, 2), NOOP]).views
     assert obs_data_from_view(views[2]).food == 1
+
+
+def test_walk_wasted_lets_a_dig_be_and_catches_a_do_at_water():
+    # The seed-13 picture, facing the water west: act_on's walk to the plant Does at the water.
+    at_water = _with(
+        _obs(
+            BOXED,
+            role="miner",
+            status=_vitals(food=0),
+            teammates=[MATE_EAST],
+            facing="west",
+            facing_xy=(1, 3),
+            facing_block="water",
+        ),
+        ripe_plant=[RIPE],
+    )
+    assert api.act_on(at_water, RIPE) == DO
+    assert api.walk_wasted(at_water, RIPE)
+    assert api.detour_step(at_water, RIPE, "food", wasted_only=True) in (LEFT, RIGHT, UP, DOWN)
+    # Facing the stone north with a pickaxe: the greedy dig opens the way, let it be.
+    kw = dict(role="miner", status=_vitals(food=0), teammates=[MATE_EAST], facing_block="stone")
+    dig = _with(
+        _obs(BOXED, inventory={"wood": 0, "stone": 0, "pickaxe": 1, "sword": 0}, **kw), ripe_plant=[RIPE]
+    )
+    assert api.act_on(dig, RIPE) == DO and not api.walk_wasted(dig, RIPE)
+    assert api.detour_step(dig, RIPE, "food", wasted_only=True) is None
+    assert api.detour_step(dig, RIPE, "food") is not None  # without wasted_only: any unreachable target
+    # Without a pickaxe the same Do is wasted.
+    assert api.walk_wasted(_with(_obs(BOXED, **kw), ripe_plant=[RIPE]), RIPE)
+    # Facing the target itself: never wasted.
+    facing = _obs(["....", ".@~.", "...."], facing="east", facing_xy=(2, 1), facing_block="water")
+    assert not api.walk_wasted(facing, (2, 1))

@@ -113,7 +113,7 @@ from compass.games.alem.skill_api.coordination import (
     team_site,
     within_leash,
 )
-from compass.games.alem.skill_api.fed import detour_step, fed_step, reach_step, supply_step
+from compass.games.alem.skill_api.fed import detour_step, fed_step, reach_step, supply_step, walk_wasted
 from compass.games.alem.skill_api.handover import handover_plan, handover_sites, handover_step
 from compass.games.alem.skill_api.knowledge import (
     GROUND,
@@ -318,6 +318,7 @@ EXPORTS: tuple[str, ...] = (
     "supply_step",
     "fed_step",
     "detour_step",
+    "walk_wasted",
     # daytime scoring: what the team can still unlock, cheaply
     "achievement_weight",
     "missing_weight",
@@ -633,6 +634,7 @@ __all__ = [
     "time_of_day",
     "tunnel_step",
     "visit_next_level_step",
+    "walk_wasted",
     "walkable",
     "within_leash",
     "dodge_fire_step",

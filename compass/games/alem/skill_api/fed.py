@@ -11,13 +11,14 @@ teammate or explore.
 
 from __future__ import annotations
 
-from compass.games.alem.names import DO, MAP_SIZE
+from compass.games.alem.names import DO, MAP_SIZE, NOOP
 from compass.games.alem.obs import ObsData
 from compass.games.alem.skill_api.actions import move, request
 from compass.games.alem.skill_api.knowledge import (
     STEP_DIRS,
     Point,
     _occupied,
+    can_mine,
     direction_to,
     distance,
     facing,
@@ -25,7 +26,7 @@ from compass.games.alem.skill_api.knowledge import (
     team_alive,
     walkable,
 )
-from compass.games.alem.skill_api.paths import _bfs, explore
+from compass.games.alem.skill_api.paths import _bfs, act_on, explore
 
 #: How many remembered tiles of a kind :func:`supply_step` tries (nearest first): each is one search.
 SUPPLY_CANDIDATES = 6
@@ -105,12 +106,31 @@ def fed_step(d: ObsData, food_at: int = 1, drink_at: int = 2, reach: int = 8) ->
     return None
 
 
-def detour_step(d: ObsData, target: Point | None, need: str, reach: int = MAP_SIZE) -> int | None:
+def walk_wasted(d: ObsData, target: Point) -> bool:
+    """Whether ``act_on(d, target)`` spends this step for nothing: not facing ``target``, it would Do
+    at a tile Do cannot mine now (water, a plant, a table, stone without a pickaxe: ``path_to`` found
+    no path and its greedy step has nothing to dig), or wait facing a teammate. A greedy dig through
+    what the pickaxe mines is not wasted: it opens a way."""
+    target = (int(target[0]), int(target[1]))
+    if facing(d, target):
+        return False
+    act = act_on(d, target)
+    if act == NOOP:
+        return True
+    return act == DO and not can_mine(d, d.facing_block)
+
+
+def detour_step(
+    d: ObsData, target: Point | None, need: str, reach: int = MAP_SIZE, wasted_only: bool = False
+) -> int | None:
     """For a skill about to walk to ``target`` (the water or ripe plant it picked for ``need``):
     ``None`` when ``target`` is ``None`` or this agent has a known path to it (the skill's own walk
-    gets there); else the nearest ``need`` tile within ``reach`` it has a path to
-    (:func:`supply_step`), else explore (near grass for food) to find one."""
+    gets there), or with ``wasted_only`` unless that walk is wasted (:func:`walk_wasted`: a greedy dig
+    through what the pickaxe mines is let be); else the nearest ``need`` tile within ``reach`` it has
+    a path to (:func:`supply_step`), else explore (near grass for food) to find one."""
     if target is None or reach_step(d, target) is not None:
+        return None
+    if wasted_only and not walk_wasted(d, target):
         return None
     step = supply_step(d, need, reach)
     if step is not None:
