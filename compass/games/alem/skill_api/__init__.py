@@ -23,6 +23,7 @@ The helpers live in layers, each importing only the ones above it:
 * :mod:`.pairs` — a one-shot pair harvest of a 2-agent sync site.
 * :mod:`.handover` — a mining handover on purpose: the pair starts one and completes it.
 * :mod:`.mine_sync` — the mining sync sites: the miner mines while teammates Do on the tile.
+* :mod:`.fed` — eating and drinking only at water or a ripe plant the agent has a known path to.
 * :mod:`.melee` — what one blow does, the creatures an agent cannot hurt alone, keeping away from them.
 
 :data:`EXPORTS` is the one list of names a skill sees; :func:`make_api` builds exactly those for
@@ -602,11 +603,11 @@ __all__ = [
     "place",
     "place_at",
     "potion_step",
+    "reach_step",
     "refuel_step",
     "request",
     "rest",
     "rest_step",
-    "reach_step",
     "revive_step",
     "ring_room",
     "ring_room_step",

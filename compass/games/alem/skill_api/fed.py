@@ -6,7 +6,8 @@ last steps of a starving agent: on Hard tuning seeds a revived miner boxed in by
 a teammate did Do at water (drink 9) 16 steps at a time until it starved, a ripe plant three tiles
 away; a forager at 0 drink did Do at an unripe plant 33 steps, walled off from the water it walked
 for. The helpers here pick the nearest water or ripe plant with a known path, and otherwise ask a
-teammate or explore.
+teammate or explore. The library's ``alem_role_policy`` does not call them: three variants that
+did lost on the selection block (docs/alem.md "The team fed").
 """
 
 from __future__ import annotations
