@@ -72,7 +72,7 @@ def test_detour_step_only_when_the_chosen_target_is_walled_off():
 
 def test_fed_step_reachable_first_then_asks_then_explores():
     d = _with(_obs(BOXED, role="miner", status=_vitals(food=0), teammates=[MATE_EAST]), ripe_plant=[RIPE])
-    assert api.refuel_step(d) not in (api.request("food"),)  # main's refuel walks at the boxed-off plant
+    assert api.refuel_step(d) != api.request("food")  # main's refuel walks at the boxed-off plant
     assert api.fed_step(d) == api.request("food")  # no path to the plant: ask the teammate
     asked = _with(
         _obs(BOXED, role="miner", status=_vitals(food=0), teammates=[MATE_EAST], my_request="food"),
