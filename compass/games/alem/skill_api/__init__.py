@@ -26,6 +26,7 @@ The helpers live in layers, each importing only the ones above it:
 * :mod:`.mine_sync` — the mining sync sites: the miner mines while teammates Do on the tile.
 * :mod:`.evening` — into the night fed and sealed: a sealing stone asked of the team, food and drink
   topped up before dusk, a non-miner's seal placed as a furnace (any role places one at once).
+* :mod:`.fed` — eating and drinking only at water or a ripe plant the agent has a known path to.
 * :mod:`.melee` — what one blow does, the creatures an agent cannot hurt alone, keeping away from them.
 
 :data:`EXPORTS` is the one list of names a skill sees; :func:`make_api` builds exactly those for
@@ -129,6 +130,7 @@ from compass.games.alem.skill_api.evening import (
     shelter_stone_step,
     stone_for_shelter,
 )
+from compass.games.alem.skill_api.fed import detour_step, fed_step, reach_step, supply_step, walk_wasted
 from compass.games.alem.skill_api.handover import handover_plan, handover_sites, handover_step
 from compass.games.alem.skill_api.knowledge import (
     GROUND,
@@ -335,6 +337,12 @@ EXPORTS: tuple[str, ...] = (
     # feeding the revived (a body comes back with the food and drink it died with)
     "refuel_step",
     "feed_step",
+    # the team fed: eat and drink only at what this agent has a path to
+    "reach_step",
+    "supply_step",
+    "fed_step",
+    "detour_step",
+    "walk_wasted",
     # daytime scoring: what the team can still unlock, cheaply
     "achievement_weight",
     "missing_weight",
@@ -577,6 +585,7 @@ __all__ = [
     "descend",
     "descend_step",
     "descent_step",
+    "detour_step",
     "dig_out",
     "dig_spot",
     "direction_to",
@@ -594,6 +603,7 @@ __all__ = [
     "facing_free_ground",
     "farm_step",
     "feed_step",
+    "fed_step",
     "finish_descent_step",
     "evening_topup_step",
     "flee",
@@ -635,6 +645,7 @@ __all__ = [
     "place",
     "place_at",
     "potion_step",
+    "reach_step",
     "refuel_step",
     "request",
     "rest",
@@ -658,6 +669,7 @@ __all__ = [
     "stone_for_shelter",
     "stone_needed",
     "structure_to_pay",
+    "supply_step",
     "team_alive",
     "team_bunker_step",
     "team_center",
@@ -667,6 +679,7 @@ __all__ = [
     "time_of_day",
     "tunnel_step",
     "visit_next_level_step",
+    "walk_wasted",
     "walkable",
     "within_leash",
     "dodge_fire_step",
