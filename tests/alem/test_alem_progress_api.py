@@ -313,27 +313,6 @@ def test_seek_ladder_step_explores_late_at_looser_thresholds_only_with_no_ladder
     assert api.seek_ladder_step(known) is None  # walking there is descent_step's and finish_descent_step's
 
 
-def test_seek_ladder_step_shuns_named_creatures_anywhere_in_view():
-    """``seek_ladder_step(shun=("skeleton",))``: a skeleton at the view's edge, beyond
-    ``threat_radius``, stops the seek (skeletons shoot from the tunnels beside path tiles); other
-    creatures out there do not, and without ``shun`` the skeleton does not either."""
-    armed = _inv(pickaxe=1, sword=1)
-    status = {"health": 5, "food": 3, "drink": 9, "energy": 9}
-
-    def view(mobs):
-        return _obs(
-            ["....@..", "......."], step=1220, max_steps=3000, status=status, inventory=armed, mobs=mobs
-        )
-
-    far_skeleton = Mob(201, "skeleton", "ranged", 8, 1, 4, 4, 8, 3.0)
-    far_zombie = Mob(202, "zombie", "melee", 8, 1, 4, 4, 8, 5.0)
-    seek = api.seek_ladder_step(view([]))
-    assert seek in (LEFT, RIGHT, UP, DOWN)
-    assert api.seek_ladder_step(view([far_skeleton])) == seek  # beyond threat_radius 6
-    assert api.seek_ladder_step(view([far_skeleton]), shun=("skeleton",)) is None
-    assert api.seek_ladder_step(view([far_zombie]), shun=("skeleton",)) == seek
-
-
 def _below(row: str, step: int, up: int):
     """``row`` on level 1 with the ladder up at column ``up`` (a two-level memory)."""
     from dataclasses import replace

@@ -273,7 +273,6 @@ def seek_ladder_step(
     supplies: float = 3,
     threat_radius: int = 6,
     near: str | None = "path",
-    shun: tuple[str, ...] = (),
 ) -> int | None:
     """A step of exploring for the ladder down by an agent that holds a pickaxe and a sword and
     knows none, at looser thresholds than :func:`armed_for_descent`: on the overworld, from episode
@@ -285,15 +284,12 @@ def seek_ladder_step(
     ladder, although the long-lived ones had an armed agent for 1,000-2,000 steps: in its mornings
     it was asleep, hurt (health below 7) or short of food (below 5) on most steps, so the seek that
     needs :func:`armed_for_descent` seldom ran (docs/alem.md "Down armed, fourth pass").
-    ``None`` otherwise, whenever a ladder down is known, and while a creature named in ``shun``
-    is anywhere in view (``shun=("skeleton",)``: skeletons keep to the dark tunnels beside path
-    tiles and shoot from range; seekers at health 5 died to them, docs/alem.md "Down armed, fifth
-    pass").
+    ``None`` otherwise, and whenever a ladder down is known.
     """
     if d.sleeping or d.resting or nearest(d, "ladder down") is not None:
         return None
     if not armed_for_descent(d, from_step=from_step, latest=latest, health=health, supplies=supplies):
         return None
-    if hostile_mobs(d, threat_radius) or any(m.name in shun for m in d.mobs):
+    if hostile_mobs(d, threat_radius):
         return None
     return explore(d, random.Random(d.step * 7919 + d.agent_id), near=near)
