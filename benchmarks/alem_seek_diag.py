@@ -2,7 +2,7 @@
 its seeking agents did (docs/alem.md "Down armed, fifth pass"). Tuning seeds only.
 
     python benchmarks/alem_seek_diag.py main=/work/notes/base13/main/alem_role_policy.py \\
-        seek=/tmp/descend13/d0/alem_role_policy.py --seeds 0-47 --steps 3000 --out /tmp/seek.json
+        seek=/tmp/seek/alem_role_policy.py --seeds 0-47 --steps 3000 --out /tmp/seek.json
 
 The first variant is the reference. Per variant and episode: the team Total %, the first step on
 level 1, the agent-steps on which an agent's action was ``seek_ladder_step(d, from_step, near=)``'s
