@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary  # noqa: E402
+from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary, write_out  # noqa: E402
 
 WINDOW = 130  # the library's coordination window: steps 0-129 of every 200
 
@@ -101,9 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     total = sum(counts, Counter())
     report = summary(rows) | {"diag": dict(total), "cpu_seconds": time.process_time() - cpu}
     print(json.dumps(report))
-    Path(a.out).write_text(
-        json.dumps({"seeds": seeds, "target": a.target, "rows": rows, "summary": report}, indent=1)
-    )
+    write_out(a.out, {"seeds": seeds, "target": a.target, "rows": rows, "summary": report})
     return 0
 
 

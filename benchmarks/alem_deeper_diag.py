@@ -11,7 +11,6 @@ a known ladder down, Descend chosen, food and drink at 3 or less). Tuning seeds 
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -20,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from alem_dev import dev_parser, load_policy, parse_dev_args, play  # noqa: E402
+from alem_dev import dev_parser, load_policy, parse_dev_args, play, write_out  # noqa: E402
 
 
 def record(path: Path, seeds: list[int], steps: int) -> list[dict]:
@@ -96,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     p = dev_parser(__doc__, seeds="0-47", variants=False)
     a = parse_dev_args(p, argv)
     recs = record(Path(a.skill_file), a.seeds, a.steps)
-    Path(a.out).write_text(json.dumps(recs, indent=1, default=str))
+    write_out(a.out, recs)
     down = [r for r in recs if "1" in r["first_step"]]
     print(
         f"{len(down)} of {len(recs)} teams reached level 1; "

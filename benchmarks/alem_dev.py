@@ -8,6 +8,7 @@ step), with hooks for what each script records per step. Tuning seeds only (docs
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -55,6 +56,14 @@ def parse_dev_args(p: argparse.ArgumentParser, argv: list[str] | None = None) ->
             pairs.append((label, Path(path)))
         a.variants = pairs
     return a
+
+
+def write_out(path: str | Path, report: Any) -> None:
+    """Write a script's ``--out`` report as JSON atomically (a temporary file, then a rename): a run
+    killed mid-write leaves the previous file or none, never a truncated one read later as a result."""
+    from compass.util.atomic import atomic_write_text
+
+    atomic_write_text(path, json.dumps(report, indent=1, default=str))
 
 
 def load_policy(path: str | Path):

@@ -16,7 +16,6 @@ every episode (team Total %, the COORD_ELITE_* and COORD_LARGE_PASSIVE_KILL unlo
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -25,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from alem_dev import dev_parser, load_policy, parse_dev_args, play  # noqa: E402
+from alem_dev import dev_parser, load_policy, parse_dev_args, play, write_out  # noqa: E402
 
 from compass.games.alem.skill_api.coordination import HUNT_UNLOCKS  # noqa: E402
 
@@ -128,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     a = parse_dev_args(p, argv)
     recs = record(Path(a.skill_file), a.seeds, a.steps)
     out = {"seeds": a.seeds, "steps": a.steps, "totals": totals(recs), "episodes": recs}
-    Path(a.out).write_text(json.dumps(out, indent=1, default=str))
+    write_out(a.out, out)
     for k, v in out["totals"].items():
         print(f"{k:50s} {v}")
     return 0

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary  # noqa: E402
+from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary, write_out  # noqa: E402
 
 TAIL = 50  # steps before a hunger or thirst death that are recorded
 REQUEST_WINDOW = 10  # a request stays open this many steps (alem's REQUEST_MAX_DURATION)
@@ -241,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     out = play_file(Path(a.skill_file), a.seeds, a.steps, a.reach)
     out["summary"] = summary(out["rows"]) | report(out) | {"cpu_seconds": time.process_time() - cpu}
     out |= {"seeds": a.seeds, "steps": a.steps}
-    Path(a.out).write_text(json.dumps(out, indent=1))
+    write_out(a.out, out)
     print(
         json.dumps(
             out["summary"] | {k: out[k] for k in ("gains", "vitals", "low_share", "forager")}, indent=1

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary  # noqa: E402
+from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary, write_out  # noqa: E402
 
 WINDOW = 130  # the library's coordination window: steps 0-129 of every 200
 
@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         "episodes": eps,
     }
     print(json.dumps({k: v for k, v in out.items() if k != "episodes"}, indent=1))
-    Path(a.out).write_text(json.dumps(out, indent=1))
+    write_out(a.out, out)
     return 0
 
 

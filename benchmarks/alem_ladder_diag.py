@@ -19,7 +19,6 @@ pass").
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -28,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from alem_dev import dev_parser, load_policy, parse_dev_args, play  # noqa: E402
+from alem_dev import dev_parser, load_policy, parse_dev_args, play, write_out  # noqa: E402
 
 
 def ladder_truth(seed: int, steps: int) -> dict:
@@ -120,7 +119,7 @@ def main(argv: list[str] | None = None) -> None:
         r["team_total_pct"] = sc["team_total_pct"]
         r["walks"] = dict(w)
         r["deaths"] = [(ag["steps_survived"], ag["death_cause"]) for ag in sc["agents"]]
-    Path(a.out).write_text(json.dumps(recs, indent=1))
+    write_out(a.out, recs)
     for r in recs:
         ags = list(r["agents"].values())
         print(

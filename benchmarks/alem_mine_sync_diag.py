@@ -11,7 +11,6 @@ who held which pickaxe; the COORD_MINE_COAL/IRON unlocks and coal/iron collected
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -20,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from alem_dev import dev_parser, load_policy, parse_dev_args, play  # noqa: E402
+from alem_dev import dev_parser, load_policy, parse_dev_args, play, write_out  # noqa: E402
 
 ORES = ("coal", "iron")
 
@@ -102,7 +101,7 @@ def main(argv: list[str] | None = None) -> None:
         "episodes": dict(eps),
         "per_seed": recs,
     }
-    Path(args.out).write_text(json.dumps(out, indent=1, sort_keys=True))
+    write_out(args.out, out)
     for k in sorted(eps):
         print(f"{k:50s} episodes {eps[k]:3d}  agent-steps {tot.get(k, '')}")
     for ore in ORES:

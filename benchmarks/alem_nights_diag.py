@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary  # noqa: E402
+from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary, write_out  # noqa: E402
 
 HISTORY = 200  # steps of per-agent state kept for a death's report
 #: Day steps at which every living agent's state is recorded (eighth pass: fed and sealed at dusk?):
@@ -186,20 +186,18 @@ def main(argv: list[str] | None = None) -> int:
         }
         print(name, json.dumps({k: v for k, v in report[name].items() if k != "per_seed"}), flush=True)
         print("  per seed", report[name]["per_seed"], flush=True)
-    Path(a.out).write_text(
-        json.dumps(
-            {
-                "seeds": seeds,
-                "steps": a.steps,
-                "rows": rows,
-                "summary": report,
-                "sleeps": sleeps,
-                "evenings": evenings,
-                "deaths": deaths,
-                "cpu_seconds": time.process_time() - cpu,
-            },
-            default=str,
-        )
+    write_out(
+        a.out,
+        {
+            "seeds": seeds,
+            "steps": a.steps,
+            "rows": rows,
+            "summary": report,
+            "sleeps": sleeps,
+            "evenings": evenings,
+            "deaths": deaths,
+            "cpu_seconds": time.process_time() - cpu,
+        },
     )
     return 0
 

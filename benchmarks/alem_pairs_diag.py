@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary  # noqa: E402
+from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary, write_out  # noqa: E402
 
 PAIR_ACHIEVEMENTS = (
     "COORD_2_AGENTS_HARD",
@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     total = sum(reasons, Counter())
     print(json.dumps({"reasons": dict(total.most_common())} | summary(rows)))
-    Path(a.out).write_text(json.dumps({"seeds": seeds, "rows": rows}, indent=1, default=str))
+    write_out(a.out, {"seeds": seeds, "rows": rows})
     return 0
 
 

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary  # noqa: E402
+from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary, write_out  # noqa: E402
 
 FED_WINDOW = 20  # steps after a revival in which a gain of food or drink counts as "fed"
 
@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         out["summary"] = summary(out["rows"]) | report(out) | {"cpu_seconds": time.process_time() - cpu}
         result["variants"][label] = out
         print(f"[{label}] {json.dumps(out['summary'])}", flush=True)
-        Path(a.out).write_text(json.dumps(result, indent=1))
+        write_out(a.out, result)
     return 0
 
 

@@ -14,7 +14,6 @@ overworld deaths from ``from_step`` by day and by night.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -22,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from alem_dev import dev_parser, load_policy, parse_dev_args, play  # noqa: E402
+from alem_dev import dev_parser, load_policy, parse_dev_args, play, write_out  # noqa: E402
 
 RECENT = 30  # a death this many steps after a seeking step counts as the seek's
 DAY = 300  # steps in an alem day; dusk at day step 120 in the library ("Nights")
@@ -94,7 +93,7 @@ def main(argv: list[str] | None = None) -> dict:
                 "deaths": r["deaths"],
             }
         )
-    Path(a.out).write_text(json.dumps(out, indent=1))
+    write_out(a.out, out)
     ref_label = a.variants[0][0]
     for label, rows in out.items():
         late = [x for row in rows for x in row["deaths"] if x["step"] >= a.from_step and x["level"] == 0]

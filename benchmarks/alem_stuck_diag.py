@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary  # noqa: E402
+from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary, write_out  # noqa: E402
 
 # Calls that never produce the action (queries); the rest are credited when their result is it.
 QUERIES = {"parse_obs", "legal", "action", "action_name"}
@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[{label}] {json.dumps(s)}", flush=True)
         for r in rows:
             print(f"[{label}]   seed {r['seed']}: {r['team_total_pct']:.2f} stuck {r['stuck']}", flush=True)
-        Path(a.out).write_text(json.dumps(report, indent=1))
+        write_out(a.out, report)
     return 0
 
 

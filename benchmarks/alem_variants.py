@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary  # noqa: E402
+from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary, write_out  # noqa: E402
 
 
 def play_variant(path: Path, seeds: list[int], steps: int, preset: str) -> list[dict]:
@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"[{label}]   {line}", flush=True)
             if len(rows) >= 2:
                 print(f"[{label}] {paired_line(ref, rows)}", flush=True)
-        Path(a.out).write_text(json.dumps(report, indent=1))
+        write_out(a.out, report)
     return 0
 
 

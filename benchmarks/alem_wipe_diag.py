@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary  # noqa: E402
+from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary, write_out  # noqa: E402
 
 WINDOW = 50  # "dies again soon": within this many steps of a revival
 DARK = 0.35  # the library's night test (light below this)
@@ -242,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     cpu = time.process_time()
     out = play_file(Path(a.skill_file), a.seeds, a.steps, a.reach)
     out["summary"] = summary(out["rows"]) | report(out, a.steps) | {"cpu_seconds": time.process_time() - cpu}
-    Path(a.out).write_text(json.dumps(out, indent=1))
+    write_out(a.out, out)
     s = {k: v for k, v in out["summary"].items() if k != "chains"}
     print(json.dumps(s, indent=1))
     for seed, chain in out["summary"]["chains"].items():

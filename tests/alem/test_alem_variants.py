@@ -104,6 +104,27 @@ def test_a_missing_skill_file_is_refused_in_one_line(monkeypatch, tmp_path):
         load_policy(tmp_path / "nope.py")
 
 
+def test_a_report_that_cannot_be_written_leaves_the_last_one_whole(monkeypatch, tmp_path):
+    # --out is a reference later runs are judged against (--against): a run killed while writing
+    # must not leave half a file there.
+    monkeypatch.syspath_prepend(str(BENCH))
+    import alem_dev
+
+    out = tmp_path / "main_I.json"
+    alem_dev.write_out(out, {"seeds": [1, 2], "path": tmp_path})
+    before = out.read_text()
+    assert '"path": "' in before  # paths and other non-JSON values are written as text
+
+    def crash(*_args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("compass.util.atomic.os.replace", crash)
+    with pytest.raises(KeyboardInterrupt):
+        alem_dev.write_out(out, {"seeds": list(range(10_000))})
+    assert out.read_text() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["main_I.json"]
+
+
 @needs_alem
 def test_play_in_chunks_gives_the_episodes_one_batch_gives(monkeypatch):
     # A 192-episode block is played 96 at a time to bound memory; the rows must not depend on it.
