@@ -120,7 +120,7 @@ def test_a_report_that_cannot_be_written_leaves_the_last_one_whole(monkeypatch, 
 
     monkeypatch.setattr("compass.util.atomic.os.replace", crash)
     with pytest.raises(KeyboardInterrupt):
-        alem_dev.write_out(out, {"seeds": list(range(10_000))})
+        alem_dev.write_out(out, {"seeds": list(range(5_000))})
     assert out.read_text() == before
     assert [p.name for p in tmp_path.iterdir()] == ["main_I.json"]
 
