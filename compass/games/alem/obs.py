@@ -221,26 +221,25 @@ class AlemMemory:
         mask = isin_ids(blocks, WALKABLE_IDS)
         return mask | (blocks < 0) if unknown else mask
 
-    def known(self, names: str | tuple[str, ...] | list[str]) -> list[tuple[int, int]]:
-        """All remembered ``(x, y)`` tiles of the given block or item name(s) on the current level."""
+    def _found(self, names: str | tuple[str, ...] | list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Row and column indices of the remembered tiles on the current level holding any of the
+        given block or item name(s) (a name that is neither matches nothing)."""
         names = [names] if isinstance(names, str) else list(names)
         ids = [BLOCK_ID[n] for n in names if n in BLOCK_ID]
-        item_ids = [k for k, n in ITEM_NAMES.items() if n in names]
+        item_ids = [i for i, n in ITEM_NAMES.items() if n in names]
         hits = isin_ids(self.blocks[self.level], ids)
         if item_ids:
             hits |= isin_ids(self.items[self.level], item_ids)
-        rows, cols = np.nonzero(hits)
+        return np.nonzero(hits)
+
+    def known(self, names: str | tuple[str, ...] | list[str]) -> list[tuple[int, int]]:
+        """All remembered ``(x, y)`` tiles of the given block or item name(s) on the current level."""
+        rows, cols = self._found(names)
         return [(int(c), int(r)) for r, c in zip(rows, cols, strict=True)]
 
     def nearest(self, names: str | tuple[str, ...] | list[str], x: int, y: int) -> tuple[int, int] | None:
         """The remembered tile of the given block or item name(s) closest (Manhattan) to ``(x, y)``."""
-        names = [names] if isinstance(names, str) else list(names)
-        ids = [BLOCK_ID[n] for n in names if n in BLOCK_ID]
-        item_ids = [k for k, n in ITEM_NAMES.items() if n in names]
-        hits = isin_ids(self.blocks[self.level], ids)
-        if item_ids:
-            hits |= isin_ids(self.items[self.level], item_ids)
-        rows, cols = np.nonzero(hits)
+        rows, cols = self._found(names)
         if len(rows) == 0:
             return None
         d = np.abs(rows - y) + np.abs(cols - x)
@@ -251,13 +250,7 @@ class AlemMemory:
         self, names: str | tuple[str, ...] | list[str], x: int, y: int, k: int = 8
     ) -> list[tuple[int, int]]:
         """Up to ``k`` remembered tiles of the given block or item name(s), nearest first."""
-        names = [names] if isinstance(names, str) else list(names)
-        ids = [BLOCK_ID[n] for n in names if n in BLOCK_ID]
-        item_ids = [i for i, n in ITEM_NAMES.items() if n in names]
-        hits = isin_ids(self.blocks[self.level], ids)
-        if item_ids:
-            hits |= isin_ids(self.items[self.level], item_ids)
-        rows, cols = np.nonzero(hits)
+        rows, cols = self._found(names)
         if len(rows) == 0:
             return []
         order = np.argsort(np.abs(rows - y) + np.abs(cols - x), kind="stable")[:k]
