@@ -16,18 +16,15 @@ from compass.games.alem.names import DO, MAP_SIZE, NOOP
 from compass.games.alem.obs import ObsData
 from compass.games.alem.skill_api.actions import move, request
 from compass.games.alem.skill_api.knowledge import (
-    STEP_DIRS,
     Point,
-    _occupied,
     can_mine,
     direction_to,
     distance,
     facing,
     passive_mobs,
     team_alive,
-    walkable,
 )
-from compass.games.alem.skill_api.paths import _bfs, act_on, explore
+from compass.games.alem.skill_api.paths import act_on, explore, path_to
 
 #: How many remembered tiles of a kind :func:`supply_step` tries (nearest first): each is one search.
 SUPPLY_CANDIDATES = 6
@@ -36,25 +33,12 @@ SUPPLY_CANDIDATES = 6
 def reach_step(d: ObsData, target: Point) -> int | None:
     """Next action to act on ``target`` along a known path: Do when next to it and facing it, a
     turn when next to it, else the first move of a shortest path to a free tile beside it. ``None``
-    when no known path leads there (no greedy digging, unlike :func:`path_to`: a starving agent
-    should not spend its last steps at a wall)."""
+    when no known path leads there (:func:`path_to` with ``greedy=False``: a starving agent should
+    not spend its last steps at a wall)."""
     target = (int(target[0]), int(target[1]))
     if distance(d.position, target) == 1:
         return DO if facing(d, target) else move(direction_to(d.position, target))
-    occupied = _occupied(d)
-    goals = {
-        (target[0] + dx, target[1] + dy)
-        for _, dx, dy in STEP_DIRS
-        if (target[0] + dx, target[1] + dy) not in occupied and walkable(d, (target[0] + dx, target[1] + dy))
-    }
-    if not goals:
-        return None
-    avoid = set(occupied) - goals
-    for limit in (6, MAP_SIZE):
-        step = _bfs(d, goals, avoid, limit)
-        if step is not None:
-            return step
-    return None
+    return path_to(d, target, greedy=False)
 
 
 def supply_step(d: ObsData, need: str, reach: int = MAP_SIZE) -> int | None:

@@ -137,6 +137,7 @@ def path_to(
     avoid_mobs: bool = True,
     mob_cost: float = math.inf,
     bodies: bool = False,
+    greedy: bool = True,
 ) -> int | None:
     """Next action toward ``target``: a move along a shortest known path.
 
@@ -152,6 +153,9 @@ def path_to(
     instead of pacing where the snail comes into and out of view (seen on Hard seed 17). Both are
     off by default: the library measured neither to pay (docs/alem.md "Walking that does not get
     stuck").
+
+    ``greedy`` False: no greedy fallback, so ``None`` also when no known path leads there (a
+    starving agent should not spend its last steps digging at a wall: ``fed.reach_step``).
     """
     tx, ty = int(target[0]), int(target[1])
     occupied = _occupied(d, bodies)
@@ -182,12 +186,12 @@ def path_to(
         goals = {(tx, ty)}
     avoid -= goals
     if not goals:
-        return greedy_step(d, (tx, ty), bodies)
+        return greedy_step(d, (tx, ty), bodies) if greedy else None
     for limit in (6, MAP_SIZE):
         step = _bfs(d, goals, avoid, limit, costly, mob_cost)
         if step is not None:
             return step
-    return greedy_step(d, (tx, ty), bodies)
+    return greedy_step(d, (tx, ty), bodies) if greedy else None
 
 
 def greedy_step(d: ObsData, target: Point, bodies: bool = False) -> int | None:
