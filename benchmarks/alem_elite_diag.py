@@ -27,6 +27,7 @@ if str(ROOT) not in sys.path:
 from alem_dev import dev_parser, load_policy, parse_dev_args, play, write_out  # noqa: E402
 
 from compass.games.alem.skill_api.coordination import HUNT_UNLOCKS  # noqa: E402
+from compass.games.alem.skill_api.survival import time_of_day  # noqa: E402
 
 
 def count_step(r: dict, ds: list, actions: list[int]) -> None:
@@ -72,7 +73,7 @@ def count_step(r: dict, ds: list, actions: list[int]) -> None:
         box[:] = [min(box[0], m.x), min(box[1], m.y), max(box[2], m.x), max(box[3], m.y)]
         if "first_team" not in info:
             info["first_team"] = sorted(distance(d.position, xy) for d in ds)
-            info["first_hour"] = d0.step % 300
+            info["first_hour"] = time_of_day(d0)
             info["first_alive"] = len(ds)
         far = sorted(distance(d.position, xy) for d in ds)
         if len(far) >= need and night is False:

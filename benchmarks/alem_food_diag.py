@@ -57,7 +57,7 @@ def _kind(a: int, j: int, d, revive_action: int | None) -> str:
 def play_file(path: Path, seeds: list[int], steps: int, reach: int) -> dict:
     """Records for the skill file at ``path`` on ``seeds`` (see the module docstring)."""
     from compass.games.alem.names import GIVE, give_target
-    from compass.games.alem.skill_api import distance, downed_teammates, nearest, revive_step
+    from compass.games.alem.skill_api import distance, downed_teammates, nearest, revive_step, time_of_day
     from compass.games.alem.skill_api.knowledge import obs_data_from_view
 
     policy = load_policy(path)
@@ -99,7 +99,7 @@ def play_file(path: Path, seeds: list[int], steps: int, reach: int) -> dict:
             if not d.alive:
                 continue
             alive_steps[d.role] += 1
-            vitals[(d.role, d.step % 300 // 100)].append((d.food, d.drink))
+            vitals[(d.role, time_of_day(d) // 100)].append((d.food, d.drink))
             for res in ("food", "drink"):
                 if getattr(d, res) <= 1:
                     low_steps[(d.role, res)] += 1

@@ -24,7 +24,6 @@ if str(ROOT) not in sys.path:
 from alem_dev import dev_parser, load_policy, parse_dev_args, play, write_out  # noqa: E402
 
 RECENT = 30  # a death this many steps after a seeking step counts as the seek's
-DAY = 300  # steps in an alem day; dusk at day step 120 in the library ("Nights")
 DUSK = 120
 
 
@@ -42,6 +41,7 @@ def main(argv: list[str] | None = None) -> dict:
     """Play every variant on every seed; write and return ``{label: [row per seed]}``."""
     from compass.games.alem.skill_api.knowledge import obs_data_from_view
     from compass.games.alem.skill_api.progress import seek_ladder_step
+    from compass.games.alem.skill_api.survival import time_of_day
 
     p = dev_parser(__doc__, seeds="0-47")
     p.add_argument("--from-step", type=int, default=1200, help="seek_ladder_step's from_step")
@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> dict:
                             "agent": k,
                             "step": d.step,
                             "level": prev.level,
-                            "day_step": d.step % DAY,
+                            "day_step": time_of_day(d),
                             "in_view": sorted({m.name for m in prev.mobs if m.hostile}),
                             "sought_recently": last is not None and d.step - last <= RECENT,
                         }

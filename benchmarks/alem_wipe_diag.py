@@ -45,8 +45,9 @@ def _nearest_hostile(d, xy) -> tuple[str, int] | None:
 
 def play_file(path: Path, seeds: list[int], steps: int, reach: int) -> dict:
     """Death, revival and revive-walk records for the skill file at ``path`` on ``seeds``."""
-    from compass.games.alem.skill_api import downed_teammates, enclosed, revive_step
+    from compass.games.alem.skill_api import downed_teammates, enclosed, revive_step, time_of_day
     from compass.games.alem.skill_api.knowledge import obs_data_from_view
+    from compass.games.alem.skill_api.survival import DAY_LENGTH
 
     policy = load_policy(path)
     n = len(seeds)
@@ -72,7 +73,7 @@ def play_file(path: Path, seeds: list[int], steps: int, reach: int) -> dict:
                     "seed": seeds[i],
                     "agent": j,
                     "start": d.step,
-                    "hour": d.step % 300,
+                    "hour": time_of_day(d),
                     "dark": d.light < DARK,
                     "dist": abs(body.x - d.x) + abs(body.y - d.y),
                     "hostile_near_body": _nearest_hostile(d, (body.x, body.y)),
@@ -109,7 +110,7 @@ def play_file(path: Path, seeds: list[int], steps: int, reach: int) -> dict:
                     "kind": "revive",
                     "agent": j,
                     "by": k,
-                    "hour": t % 300,
+                    "hour": t % DAY_LENGTH,
                     "dark": seer.light < DARK if seer else None,
                     "hostile_near_body": _nearest_hostile(seer, body) if seer and body else None,
                     "food": d.food if d else None,
@@ -135,7 +136,7 @@ def play_file(path: Path, seeds: list[int], steps: int, reach: int) -> dict:
                     "kind": "death",
                     "agent": j,
                     "cause": cause,
-                    "hour": t % 300,
+                    "hour": t % DAY_LENGTH,
                     "dark": d.light < DARK if d else None,
                     "level": d.level if d else None,
                     "pos": list(d.position) if d else None,
