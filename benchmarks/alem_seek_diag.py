@@ -1,7 +1,7 @@
 """Which descents a ladder-seeking variant gains and loses against a reference skill file, and what
 its seeking agents did (docs/alem.md "Down armed, fifth pass"). Tuning seeds only.
 
-    python benchmarks/alem_seek_diag.py main=/work/notes/base13/main/alem_role_policy.py \\
+    python benchmarks/alem_seek_diag.py main=compass/games/alem/skills/alem_role_policy.py \\
         seek=/tmp/seek/alem_role_policy.py --seeds 0-47 --steps 3000 --out /tmp/seek.json
 
 The first variant is the reference. Per variant and episode: the team Total %, the first step on
