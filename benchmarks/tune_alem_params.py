@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import ast
 import asyncio
+import copy
 import json
 import math
 import random
@@ -219,6 +220,7 @@ def random_search(
     candidates: list[dict[str, Any]],
     player: Player,
     eta: int = 3,
+    on_round: Callable[[dict], None] | None = None,
 ) -> dict:
     """Successive halving of ``candidates`` against ``skill``'s shipped values: round r plays every
     surviving candidate (and the shipped values) on ``seeds[rounds[r-1]:rounds[r]]``, then keeps the
@@ -227,7 +229,9 @@ def random_search(
     Returns the shipped values and rows, one entry per candidate (label, values, the parameters it
     moved, the values read back from the skill it played, its rows, its paired line and mean
     difference against the shipped values on the seeds it played, the round it stopped at), the
-    rounds (seeds played, who played) and the ranking of the last round's candidates."""
+    rounds (seeds played, who played) and the ranking of the last round's candidates.
+    ``on_round(report)`` sees the report so far after every round (the script writes it out, so a
+    search stopped early keeps its finished rounds)."""
     from alem_variants import paired_line
 
     shipped = get_params(skill)
@@ -280,15 +284,16 @@ def random_search(
         if r + 1 < len(rounds):
             alive = alive[: max(1, math.ceil(len(alive) / eta))]
         start = upto
-    for e in entries:
-        e.pop("skill")
-    return {
-        "shipped": shipped,
-        "shipped_rows": base_rows,
-        "candidates": entries,
-        "rounds": log,
-        "ranking": [entries[i]["label"] for i in alive],
-    }
+        report = {
+            "shipped": shipped,
+            "shipped_rows": base_rows,
+            "candidates": [{k: v for k, v in e.items() if k != "skill"} for e in entries],
+            "rounds": log,
+            "ranking": [entries[i]["label"] for i in alive],
+        }
+        if on_round is not None:
+            on_round(copy.deepcopy(report))  # a snapshot: later rounds extend these lists
+    return report
 
 
 def _mean_diff(ref: list[dict], rows: list[dict]) -> float:
@@ -367,24 +372,27 @@ def search_main(args: argparse.Namespace, skill: Skill, seeds: list[int]) -> int
         f"{skill.name} on {args.env}, {len(candidates)} candidates, rounds {rounds} of seeds {seeds}",
         flush=True,
     )
-    result = random_search(skill, seeds, rounds, candidates, player, args.eta)
-    result.update(
-        search="random",
-        env=args.env,
-        skill=skill.name,
-        seeds=seeds,
-        steps=args.steps,
-        preset=args.preset,
-        rng_seed=args.rng_seed,
-        moves=args.moves,
-        scale=args.scale,
-        eta=args.eta,
-        neighbourhood={k: neighbourhood(k, shipped[k], args.scale) for k in SEARCH_STEPS if k in shipped},
-    )
-    if args.out:
-        from alem_dev import write_out
+    settings = {
+        "search": "random",
+        "env": args.env,
+        "skill": skill.name,
+        "seeds": seeds,
+        "steps": args.steps,
+        "preset": args.preset,
+        "rng_seed": args.rng_seed,
+        "moves": args.moves,
+        "scale": args.scale,
+        "eta": args.eta,
+        "neighbourhood": {k: neighbourhood(k, shipped[k], args.scale) for k in SEARCH_STEPS if k in shipped},
+    }
 
-        write_out(args.out, result)
+    def write(report: dict) -> None:
+        if args.out:
+            from alem_dev import write_out
+
+            write_out(args.out, report | settings)
+
+    result = random_search(skill, seeds, rounds, candidates, player, args.eta, on_round=write) | settings
     by_label = {e["label"]: e for e in result["candidates"]}
     if args.emit:
         for label in result["ranking"]:

@@ -148,7 +148,13 @@ def test_the_search_halves_and_plays_each_candidates_values(tuner):
             )
         return out
 
-    r = tuner.random_search(skill, [500, 501, 502, 503], [2, 4], cands, player, eta=3)
+    reports: list[dict] = []
+    r = tuner.random_search(
+        skill, [500, 501, 502, 503], [2, 4], cands, player, eta=3, on_round=reports.append
+    )
+    # After round 0 the report so far (what the script writes out): every candidate on 2 seeds.
+    assert len(reports) == 2 and reports[1] == r and len(reports[0]["rounds"]) == 1
+    assert [len(e["rows"]) for e in reports[0]["candidates"]] == [2, 2, 2]
     assert r["shipped"] == shipped and [row["team_total_pct"] for row in r["shipped_rows"]] == [10.0] * 4
     assert [x["seeds"] for x in r["rounds"]] == [[500, 501], [502, 503]]
     assert r["rounds"][0]["candidates"] == ["c0", "c1", "c2"] and r["rounds"][1]["candidates"] == ["c2"]
