@@ -20,7 +20,8 @@ paired difference on the next 12 as well, ...). Episodes are played in process a
 (``alem_dev.play``: the whole team is the skill, team Total %, as ``alem_variants.py`` judges), the
 shipped values on the same seeds; every candidate's paired line against them is reported with the
 seeds it played. Deterministic given ``--rng-seed``. ``--emit DIR`` writes the finalists' skill files
-(``DIR/<label>/alem_role_policy.py``) for ``alem_variants.py``.
+(``DIR/<label>/alem_role_policy.py``) for ``alem_variants.py``; ``--write`` is refused: the search's
+best is judged on a selection and a confirmation block first, and its emitted file is then the one kept.
 
     python benchmarks/tune_alem_params.py --env alem:hard --seeds 0,1 --steps 1500 \\
         --grid dusk=100,120,140 --grid flee_health=2,4 --out /tmp/tune.json
@@ -357,7 +358,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def search_main(args: argparse.Namespace, skill: Skill, seeds: list[int]) -> int:
-    """``--search random``: draw, play with successive halving, report (``--out``), emit, ``--write``."""
+    """``--search random``: draw, play with successive halving, report (``--out``), emit."""
+    if args.write:
+        # The search's best is the best of many on its own seeds (the winner's curse): it is judged on a
+        # selection and a confirmation block first (docs/alem.md "Judging a variant"), then its --emit file
+        # is the library file to keep.
+        raise SystemExit(
+            "--write: not with --search random; judge the best on K and L, then keep its --emit file"
+        )
     rounds = parse_rounds(args.rounds, len(seeds))
     seeds = seeds[: rounds[-1]]
     names = [n.strip() for n in args.params.split(",") if n.strip()] or None
@@ -402,13 +410,6 @@ def search_main(args: argparse.Namespace, skill: Skill, seeds: list[int]) -> int
             print(f"wrote {path}")
     best = by_label[result["ranking"][0]]
     print(f"best {best['label']} {best['moved']}: {best['paired']}")
-    if args.write and best["paired"].endswith(": better"):
-        tuned = set_params(skill, best["values"])
-        tuned.meta["tuned"] = (
-            f"{args.env} seeds {seeds[0]}-{seeds[-1]} x {args.steps} steps: {best['paired']}"
-        )
-        atomic_write_text(skill.path, tuned.file_text())
-        print(f"wrote {skill.path}")
     return 0
 
 

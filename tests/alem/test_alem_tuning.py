@@ -122,6 +122,8 @@ def test_the_search_draws_moves_inside_the_neighbourhood_and_repeats_given_its_s
     with pytest.raises(SystemExit, match="--moves"):
         tuner.draw_candidates(shipped, 1, 30, 1, rng_seed=0)
     assert tuner.parse_rounds("12,24", 24) == [12, 24]
+    with pytest.raises(SystemExit, match="--write"):  # the search's best is judged on K and L first
+        tuner.main(["--search", "random", "--write", "--seeds", "500,501", "--rounds", "2"])
     for bad in ("24,12", "1", "12,30", "x"):
         with pytest.raises(SystemExit):
             tuner.parse_rounds(bad, 24)
