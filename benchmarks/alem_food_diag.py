@@ -7,8 +7,11 @@ how many steps until the asker's food or drink rose (or never, within the reques
 gain of food or drink: where it came from (a teammate's Give, a Do at water, a Do on a ripe plant
 or a cow, else other); per death to starvation or dehydration: the last 50 steps of the dying
 agent (what its actions were: a revive walk, requests, Do at water, sleep, other), whether the
-forager lived, the nearest water and ripe plant it knew, whether it was alone. Tuning seeds only
-(docs/alem.md "Seed protocol").
+forager lived, the nearest water and ripe plant it knew, whether it was alone. Plants (docs/alem.md
+"Plants on the way"): each sapling placed (who, when, how far from the base and the table), when it
+ripened (alem: 500 steps after planting or after its last meal) and who ate it; per food gain the
+moves walked just before it (the detour it cost); agent-steps hungry on the overworld with a ripe
+plant within 3 or 12 tiles. Tuning seeds only (docs/alem.md "Seed protocol").
 
     python benchmarks/alem_food_diag.py compass/games/alem/skills/alem_role_policy.py \\
         --seeds 0-47 --steps 3000 --out /tmp/food.json
@@ -32,6 +35,24 @@ from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary, wri
 TAIL = 50  # steps before a hunger or thirst death that are recorded
 REQUEST_WINDOW = 10  # a request stays open this many steps (alem's REQUEST_MAX_DURATION)
 HUNGER = ("starvation", "dehydration")
+RIPEN = 500  # alem's growing_plants_age at which a plant ripens (reset to 0 when eaten)
+HUNGRY = 4  # food at or below which an agent-step counts as hungry for the plant figures
+
+
+def ripe_at(plant: dict, t: int) -> bool:
+    """Whether the recorded ``plant`` (``t`` planted, ``eats`` steps) is ripe at step ``t``."""
+    last = max([plant["t"]] + [e["t"] for e in plant["eats"] if e["t"] <= t])
+    return t - last >= RIPEN
+
+
+def walk_before(tail: deque) -> int:
+    """The moves in a row just before the last recorded action (the walk that led to it)."""
+    n = 0
+    for s in list(tail)[-2::-1]:
+        if s["kind"] != "move":
+            break
+        n += 1
+    return n
 
 
 def _kind(a: int, j: int, d, revive_action: int | None) -> str:
@@ -56,8 +77,15 @@ def _kind(a: int, j: int, d, revive_action: int | None) -> str:
 
 def play_file(path: Path, seeds: list[int], steps: int, reach: int) -> dict:
     """Records for the skill file at ``path`` on ``seeds`` (see the module docstring)."""
-    from compass.games.alem.names import GIVE, give_target
-    from compass.games.alem.skill_api import distance, downed_teammates, nearest, revive_step, time_of_day
+    from compass.games.alem.names import GIVE, PLACE_PLANT, give_target
+    from compass.games.alem.skill_api import (
+        base_anchor,
+        distance,
+        downed_teammates,
+        nearest,
+        revive_step,
+        time_of_day,
+    )
     from compass.games.alem.skill_api.knowledge import obs_data_from_view
 
     policy = load_policy(path)
@@ -72,6 +100,10 @@ def play_file(path: Path, seeds: list[int], steps: int, reach: int) -> dict:
     alive_steps = Counter()
     forager = {"steps": 0, "alive": 0, "food": [], "drink": [], "can_share_food": 0, "can_share_drink": 0}
     deaths: list[dict] = []
+    plants: list[dict] = [{} for _ in range(n)]  # (x, y) -> {"t", "role", "base", "table", "eats"}
+    walks = defaultdict(list)  # (role, food source) -> moves walked just before the gain
+    saplings = Counter()  # role -> saplings gathered
+    hungry_ripe = Counter()  # "within 3" / "within 12" / "farther" / "none" over hungry overworld steps
 
     def on_step(i: int, views: list, actions: list[int]) -> None:
         ds = [obs_data_from_view(v) for v in views]
@@ -92,12 +124,38 @@ def play_file(path: Path, seeds: list[int], steps: int, reach: int) -> dict:
                     )
                     src = "give" if given else _kind(p[1], j, pd, None)
                     gains[(d.role, res, src)] += 1
+                    if res == "food":
+                        walks[(d.role, src)].append(0 if given else walk_before(tails[i][j]))
+                    if res == "food" and src == "do ripe_plant":
+                        plant = plants[i].get(tuple(pd.facing_xy))
+                        if plant is not None:
+                            plant["eats"].append({"t": pd.step, "role": d.role})
                     rec = open_req[i].get(j)
                     if rec is not None and rec["what"] == res and rec["served_after"] is None:
                         rec["served_after"] = d.step - rec["t"]
                         rec["served_by"] = src
+            if d.alive and p is not None and p[0].alive:
+                was = p[0].inventory.get("sapling", 0)
+                now = d.inventory.get("sapling", 0)
+                if p[1] == PLACE_PLANT and now < was:
+                    table = nearest(p[0], "crafting_table")
+                    plants[i][tuple(p[0].facing_xy)] = {
+                        "t": p[0].step,
+                        "role": d.role,
+                        "base": distance(tuple(p[0].facing_xy), base_anchor(p[0])),
+                        "table": None if table is None else distance(tuple(p[0].facing_xy), table),
+                        "eats": [],
+                    }
+                elif now > was:
+                    saplings[d.role] += now - was
             if not d.alive:
                 continue
+            if d.level == 0 and d.food <= HUNGRY:
+                near = [distance(d.position, xy) for xy, pl in plants[i].items() if ripe_at(pl, d.step)]
+                m = min(near, default=None)
+                hungry_ripe[
+                    "none" if m is None else "within 3" if m <= 3 else "within 12" if m <= 12 else "farther"
+                ] += 1
             alive_steps[d.role] += 1
             vitals[(d.role, time_of_day(d) // 100)].append((d.food, d.drink))
             for res in ("food", "drink"):
@@ -146,7 +204,10 @@ def play_file(path: Path, seeds: list[int], steps: int, reach: int) -> dict:
             if ds[j].step - rec["t"] > REQUEST_WINDOW:
                 del open_req[i][j]
 
+    ends = [0] * n
+
     def on_result(i: int, res) -> None:
+        ends[i] = res.info["timestep"]
         for j, died in enumerate(res.info["deaths"]):
             if died is None:
                 continue
@@ -171,8 +232,17 @@ def play_file(path: Path, seeds: list[int], steps: int, reach: int) -> dict:
 
     trackers = play([(policy, s) for s in seeds], steps, on_step=on_step, on_result=on_result)
     rows = [tr.score().as_dict() | {"seed": s} for s, tr in zip(seeds, trackers, strict=True)]
+    planted = [
+        pl | {"seed": seeds[i], "xy": list(xy), "end": ends[i]}
+        for i in range(n)
+        for xy, pl in plants[i].items()
+    ]
     return {
         "rows": rows,
+        "plants": planted,
+        "saplings": dict(saplings),
+        "walks": {" / ".join(k): v for k, v in sorted(walks.items())},
+        "hungry_ripe": dict(hungry_ripe),
         "requests": requests,
         "deaths": deaths,
         "gains": {" / ".join(k): v for k, v in gains.items()},
@@ -192,6 +262,27 @@ def play_file(path: Path, seeds: list[int], steps: int, reach: int) -> dict:
             "drink_mean": round(statistics.mean(forager["drink"]), 2) if forager["drink"] else None,
             "share_food_share": round(forager["can_share_food"] / max(1, forager["alive"]), 3),
             "share_drink_share": round(forager["can_share_drink"] / max(1, forager["alive"]), 3),
+        },
+    }
+
+
+def plant_report(out: dict) -> dict:
+    """The plant and detour figures the docs quote ("Plants on the way")."""
+    planted = out["plants"]
+    ripened = [pl for pl in planted if pl["end"] - pl["t"] >= RIPEN]
+    eats = Counter(e["role"] for pl in planted for e in pl["eats"])
+    return {
+        "saplings_gathered": out["saplings"],
+        "plants_placed_by_role": dict(Counter(pl["role"] for pl in planted)),
+        "episodes_with_plants": len({pl["seed"] for pl in planted}),
+        "plant_step_median": statistics.median([pl["t"] for pl in planted]) if planted else None,
+        "plant_base_dist_median": statistics.median([pl["base"] for pl in planted]) if planted else None,
+        "plants_lived_to_ripen": len(ripened),
+        "plants_eaten_ever": sum(bool(pl["eats"]) for pl in planted),
+        "plant_eats_by_role": dict(eats),
+        "hungry_overworld_steps_ripe_plant": out["hungry_ripe"],
+        "walk_before_food_mean": {
+            k: [len(v), round(statistics.mean(v), 2)] for k, v in out["walks"].items() if v
         },
     }
 
@@ -239,7 +330,9 @@ def main(argv: list[str] | None = None) -> int:
     a = parse_dev_args(p, argv)
     cpu = time.process_time()
     out = play_file(Path(a.skill_file), a.seeds, a.steps, a.reach)
-    out["summary"] = summary(out["rows"]) | report(out) | {"cpu_seconds": time.process_time() - cpu}
+    out["summary"] = (
+        summary(out["rows"]) | report(out) | plant_report(out) | {"cpu_seconds": time.process_time() - cpu}
+    )
     out |= {"seeds": a.seeds, "steps": a.steps}
     write_out(a.out, out)
     print(

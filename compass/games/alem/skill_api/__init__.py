@@ -27,6 +27,8 @@ The helpers live in layers, each importing only the ones above it:
 * :mod:`.evening` — into the night fed and sealed: a sealing stone asked of the team, food and drink
   topped up before dusk, a non-miner's seal placed as a furnace (any role places one at once).
 * :mod:`.fed` — eating and drinking only at water or a ripe plant the agent has a known path to.
+* :mod:`.plants` — plants on the way: a sapling placed where the agent stands, ripe plants left to
+  the teammates that need them, the forager's body revived first.
 * :mod:`.melee` — what one blow does, the creatures an agent cannot hurt alone, keeping away from them.
 
 :data:`EXPORTS` is the one list of names a skill sees; :func:`make_api` builds exactly those for
@@ -192,6 +194,7 @@ from compass.games.alem.skill_api.paths import (
     path_to,
     tunnel_step,
 )
+from compass.games.alem.skill_api.plants import first_body, plant_step, revive_first_step, ripe_step
 from compass.games.alem.skill_api.progress import (
     FIRST_CRAFTS,
     achievement_weight,
@@ -343,6 +346,11 @@ EXPORTS: tuple[str, ...] = (
     "fed_step",
     "detour_step",
     "walk_wasted",
+    # plants on the way: food that does not depend on the forager's Gives
+    "plant_step",
+    "ripe_step",
+    "first_body",
+    "revive_first_step",
     # daytime scoring: what the team can still unlock, cheaply
     "achievement_weight",
     "missing_weight",
@@ -605,6 +613,7 @@ __all__ = [
     "feed_step",
     "fed_step",
     "finish_descent_step",
+    "first_body",
     "evening_topup_step",
     "flee",
     "free_adjacent_tiles",
@@ -644,13 +653,16 @@ __all__ = [
     "pay_step",
     "place",
     "place_at",
+    "plant_step",
     "potion_step",
     "reach_step",
     "refuel_step",
     "request",
     "rest",
     "rest_step",
+    "revive_first_step",
     "revive_step",
+    "ripe_step",
     "ring_room",
     "ring_room_step",
     "ring_room_stones",
