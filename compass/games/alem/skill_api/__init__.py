@@ -30,6 +30,8 @@ The helpers live in layers, each importing only the ones above it:
 * :mod:`.plants` — plants on the way: a sapling placed where the agent stands, ripe plants left to
   the teammates that need them, the forager's body revived first.
 * :mod:`.melee` — what one blow does, the creatures an agent cannot hurt alone, keeping away from them.
+* :mod:`.frontier` — chores toward unseen ground: among near-equal tiles, the one whose surroundings
+  the agent has not seen.
 
 :data:`EXPORTS` is the one list of names a skill sees; :func:`make_api` builds exactly those for
 one call, and the synthesis/repair prompts render their API section from it.
@@ -133,6 +135,12 @@ from compass.games.alem.skill_api.evening import (
     stone_for_shelter,
 )
 from compass.games.alem.skill_api.fed import detour_step, fed_step, reach_step, supply_step, walk_wasted
+from compass.games.alem.skill_api.frontier import (
+    nearest_frontier,
+    unseen_around,
+    unseen_grid,
+    wide_frontier,
+)
 from compass.games.alem.skill_api.handover import handover_plan, handover_sites, handover_step
 from compass.games.alem.skill_api.knowledge import (
     GROUND,
@@ -275,6 +283,10 @@ EXPORTS: tuple[str, ...] = (
     "walkable",
     "nearest",
     "nearest_seen",
+    "nearest_frontier",
+    "unseen_around",
+    "unseen_grid",
+    "wide_frontier",
     "adjacent",
     "facing",
     "near",
@@ -509,8 +521,8 @@ def make_api(view: AgentView, rng: random.Random) -> dict[str, object]:
         """Whether an action index is legal now."""
         return int(index) in view.avail_actions
 
-    def explore_here(d: ObsData, near: str | None = None) -> int:
-        return explore(d, rng, near)
+    def explore_here(d: ObsData, near: str | None = None, wide: float = 0.0) -> int:
+        return explore(d, rng, near, wide)
 
     explore_here.__doc__ = explore.__doc__
 
@@ -563,6 +575,9 @@ __all__ = [
     "melee_damage",
     "strikes_to_kill",
     "untouchable",
+    "unseen_around",
+    "unseen_grid",
+    "wide_frontier",
     "act_on",
     "action",
     "adjacent",
@@ -645,6 +660,7 @@ __all__ = [
     "nearest",
     "nearest_on_leash",
     "nearest_seen",
+    "nearest_frontier",
     "next_entry_step",
     "noop",
     "obs_data_from_view",

@@ -16,6 +16,7 @@ from collections import deque
 from compass.games.alem.names import BLOCK_NAMES, DIRECTION_ACTIONS, DO, MAP_SIZE, MOVES, NOOP
 from compass.games.alem.obs import ObsData
 from compass.games.alem.skill_api.actions import move
+from compass.games.alem.skill_api.frontier import wide_frontier
 from compass.games.alem.skill_api.knowledge import (
     GROUND,
     RESOURCE_TOOL,
@@ -35,7 +36,6 @@ from compass.games.alem.skill_api.knowledge import (
     teammate_ahead,
     walkable,
 )
-from compass.util.grids import pad2d
 
 
 def _bfs(
@@ -299,32 +299,19 @@ def act_on(d: ObsData, target: Point, action: int = DO) -> int:
     return action
 
 
-def explore(d: ObsData, rng: random.Random | None = None, near: str | None = None) -> int:
+def explore(d: ObsData, rng: random.Random | None = None, near: str | None = None, wide: float = 0.0) -> int:
     """Head for the nearest unexplored tile (frontier exploration over the agent's memory).
 
     ``near`` (a block name, e.g. ``"stone"``) favours unexplored tiles next to known tiles of
     that block: ores hide in stone, so ``explore(d, near="stone")`` looks for coal and iron.
+    ``wide`` (e.g. 4.0) favours, among frontier tiles at about the same distance, the one inside
+    the largest unseen area (:func:`~compass.games.alem.skill_api.frontier.wide_frontier`).
     """
-    mem = d.memory
-    if mem is not None:
-        import numpy as np
-
-        blocks = mem.blocks[mem.level]
-        unknown = blocks < 0
-        if unknown.any():
-            rows, cols = np.nonzero(unknown)
-            dist = np.abs(rows - d.y) + np.abs(cols - d.x)
-            # Prefer frontier tiles ahead of the agent, so it keeps a heading instead of dithering.
-            fx, fy = d.facing_xy[0] - d.x, d.facing_xy[1] - d.y
-            score = dist - 2 * ((cols - d.x) * fx + (rows - d.y) * fy > 0)
-            if near in BLOCK_NAMES:
-                pad = pad2d(blocks == BLOCK_NAMES.index(near), 1)
-                touch = pad[:-2, 1:-1] | pad[2:, 1:-1] | pad[1:-1, :-2] | pad[1:-1, 2:]
-                score = score - 12 * touch[rows, cols]
-            k = int(np.argmin(score))
-            step = path_to(d, (int(cols[k]), int(rows[k])), adjacent=False)
-            if step is not None:
-                return step
+    target = wide_frontier(d, weight=wide, near=near)
+    if target is not None:
+        step = path_to(d, target, adjacent=False)
+        if step is not None:
+            return step
     moves = [a for a in (1, 2, 3, 4) if a in d.legal_indices]
     free = [
         a
