@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from compass.games.alem.names import MAP_SIZE, VIEW_COLS, VIEW_ROWS
+from compass.games.alem.names import BLOCK_NAMES, MAP_SIZE, VIEW_COLS, VIEW_ROWS
 from compass.games.alem.obs import ObsData
 from compass.games.alem.skill_api.knowledge import (
     Point,
@@ -21,6 +21,7 @@ from compass.games.alem.skill_api.knowledge import (
     distance,
     nearest,
 )
+from compass.util.grids import pad2d
 
 #: Half the view's width and height: a tile's "surroundings" are what standing on it would show.
 VIEW_RX, VIEW_RY = VIEW_COLS // 2, VIEW_ROWS // 2
@@ -93,9 +94,6 @@ def wide_frontier(d: ObsData, weight: float = 4.0, near: str | None = None) -> P
     among frontier tiles at about the same distance, the one inside the largest unseen area rather
     than a small hole in what the agent has seen. ``weight=0`` is plain ``explore``'s choice.
     ``None`` when the agent has seen everything or has no memory."""
-    from compass.games.alem.names import BLOCK_NAMES
-    from compass.util.grids import pad2d
-
     mem = d.memory
     if mem is None:
         return None
