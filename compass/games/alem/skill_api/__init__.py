@@ -28,6 +28,8 @@ The helpers live in layers, each importing only the ones above it:
   topped up before dusk, a non-miner's seal placed as a furnace (any role places one at once).
 * :mod:`.fed` — eating and drinking only at water or a ripe plant the agent has a known path to.
 * :mod:`.melee` — what one blow does, the creatures an agent cannot hurt alone, keeping away from them.
+* :mod:`.relay` — the ladder down relayed: a ready agent that knows no ladder signals, a teammate that
+  knows one takes the team down.
 
 :data:`EXPORTS` is the one list of names a skill sees; :func:`make_api` builds exactly those for
 one call, and the synthesis/repair prompts render their API section from it.
@@ -204,6 +206,12 @@ from compass.games.alem.skill_api.progress import (
     seek_ladder_step,
     visit_next_level_step,
 )
+from compass.games.alem.skill_api.relay import (
+    READY_REQUEST,
+    ready_mates,
+    ready_signal_step,
+    relay_descent_step,
+)
 from compass.games.alem.skill_api.revive import body_threatened, careful_revive_step, night_out
 from compass.games.alem.skill_api.structures import (
     build_sites,
@@ -351,6 +359,10 @@ EXPORTS: tuple[str, ...] = (
     "descent_step",
     "finish_descent_step",
     "free_ladder",
+    "READY_REQUEST",
+    "ready_mates",
+    "ready_signal_step",
+    "relay_descent_step",
     "seek_ladder_step",
     "visit_next_level_step",
     "standing_on",
@@ -611,6 +623,10 @@ __all__ = [
     "furnace_exit_step",
     "furnace_seal",
     "free_ladder",
+    "READY_REQUEST",
+    "ready_mates",
+    "ready_signal_step",
+    "relay_descent_step",
     "greedy_step",
     "has_materials",
     "held_potions",
