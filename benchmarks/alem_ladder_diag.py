@@ -15,6 +15,14 @@ the walk to it (the library's ``descent_step(..., dig=True)``), in all, at energ
 (``armed_for_descent`` ignores energy) and asleep, with per agent the days it was found asleep so
 and the days it walked, and the nearest it came to the ladder (docs/alem.md "Down armed, fourth
 pass").
+
+The relay counts (docs/alem.md "The ladder relayed"): who saw the ladder down first and when, which
+agent's Descend took the team down and when it had first seen the ladder (the gap), and per
+agent-step on the overworld: ``blind_armed``, an agent for which ``armed_for_descent`` holds knows
+no ladder while a living teammate on the overworld knows one (``blind_armed_fit``: and that
+teammate is fit for the descent itself, ``armed_for_descent`` without the tools;
+``blind_armed_tools``: it holds a pickaxe and sword too); ``knower_unarmed``, an agent that knows
+the ladder is not armed while a teammate is.
 """
 
 from __future__ import annotations
@@ -53,8 +61,9 @@ def ladder_truth(seed: int, steps: int) -> dict:
     }
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> list[dict]:
     from compass.games.alem.names import BLOCK_NAMES
+    from compass.games.alem.skill_api.actions import descend
     from compass.games.alem.skill_api.knowledge import distance, nearest, obs_data_from_view
     from compass.games.alem.skill_api.progress import armed_for_descent, descent_step
 
@@ -64,19 +73,27 @@ def main(argv: list[str] | None = None) -> None:
     path_id = BLOCK_NAMES.index("path")
     recs = [{"seed": s, **ladder_truth(s, a.steps), "agents": {}, "level1": None} for s in a.seeds]
     walks = [Counter() for _ in a.seeds]
+    relays = [Counter() for _ in a.seeds]
+    last_descend: list[tuple[int, int] | None] = [None for _ in a.seeds]
+    down = descend()
 
     def on_step(i: int, views: list, actions: list[int]) -> None:
         r = recs[i]
-        for k, v in enumerate(views):
-            d = obs_data_from_view(v)
+        ds = [obs_data_from_view(v) for v in views]
+        _relay_counts(ds, relays[i])
+        for k, d in enumerate(ds):
             ag = r["agents"].setdefault(str(k), {"role": d.role})
             if not d.alive:
                 ag.setdefault("dead", d.step)
                 continue
             ag.pop("dead", None)
             if d.level >= 1:
+                if r["level1"] is None and last_descend[i] is not None:
+                    r["descender"] = last_descend[i][1]
                 r["level1"] = r["level1"] or d.step
                 continue
+            if actions[k] == down:
+                last_descend[i] = (d.step, k)
             mem = d.memory
             if mem is not None:
                 if "path" not in ag and (mem.blocks[0] == path_id).any():
@@ -114,10 +131,11 @@ def main(argv: list[str] | None = None) -> None:
                         walks[i]["rested_walked"] += walked
 
     trackers = play([(policy, s) for s in a.seeds], a.steps, on_step=on_step)
-    for r, w, tr in zip(recs, walks, trackers, strict=True):
+    for r, w, rl, tr in zip(recs, walks, relays, trackers, strict=True):
         sc = tr.score().as_dict()
         r["team_total_pct"] = sc["team_total_pct"]
         r["walks"] = dict(w)
+        r["relay"] = _relay_summary(r, rl)
         r["deaths"] = [(ag["steps_survived"], ag["death_cause"]) for ag in sc["agents"]]
     write_out(a.out, recs)
     for r in recs:
@@ -127,6 +145,70 @@ def main(argv: list[str] | None = None) -> None:
             f"ladder_dist {r['ladder_dist']} seen_ladder {_first(ags, 'ladder')} armed {_first(ags, 'armed')} "
             f"path {_first(ags, 'path')} seen@1000 {[x.get('seen_1000') for x in ags]} walks {r['walks']}"
         )
+    print(relay_report(recs))
+    return recs
+
+
+def _relay_counts(ds: list, c: Counter) -> None:
+    """One step's relay counts (see the module docstring) from the team's observations."""
+    from compass.games.alem.skill_api.knowledge import nearest
+    from compass.games.alem.skill_api.progress import armed_for_descent
+
+    up = [d for d in ds if d.alive and d.level == 0]
+    knows = {d.agent_id: nearest(d, "ladder down") is not None for d in up}
+    armed = {d.agent_id: armed_for_descent(d, from_step=300) for d in up}
+    for d in up:
+        mates = [t for t in up if t.agent_id != d.agent_id]
+        knowers = [t for t in mates if knows[t.agent_id]]
+        if armed[d.agent_id] and not knows[d.agent_id] and knowers:
+            c["blind_armed"] += 1
+            c.setdefault("blind_armed_first", d.step)
+            if any(armed_for_descent(t, from_step=300, pickaxe=0, sword=0) for t in knowers):
+                c["blind_armed_fit"] += 1
+            if any(t.inventory.get("pickaxe", 0) >= 1 and t.inventory.get("sword", 0) >= 1 for t in knowers):
+                c["blind_armed_tools"] += 1
+        if knows[d.agent_id] and not armed[d.agent_id] and any(armed[t.agent_id] for t in mates):
+            c["knower_unarmed"] += 1
+
+
+def _relay_summary(r: dict, c: Counter) -> dict:
+    """The episode's relay record: the first sighting by anyone, the descender's, the gap, the counts."""
+    seen = {int(k): a["ladder"] for k, a in r["agents"].items() if "ladder" in a}
+    first = min(seen.items(), key=lambda kv: (kv[1], kv[0]), default=None)
+    k = r.get("descender")
+    out = {
+        "first_seen": None if first is None else first[1],
+        "first_seer": None if first is None else first[0],
+        "descender": k,
+        "descender_seen": seen.get(k),
+        "gap": None if first is None or k not in seen else seen[k] - first[1],
+    }
+    out.update(c)
+    return out
+
+
+def relay_report(recs: list[dict]) -> str:
+    """The relay counts over the episodes, as lines (docs/alem.md "The ladder relayed")."""
+    rel = [r["relay"] for r in recs]
+    seen = [r for r in recs if r["relay"]["first_seen"] is not None]
+    down = [r for r in recs if r["level1"] is not None]
+    seen_down = [r for r in seen if r["level1"] is not None]
+    other = [r for r in seen_down if r["relay"]["descender"] != r["relay"]["first_seer"]]
+    gaps = sorted(r["relay"]["gap"] for r in other if r["relay"]["gap"] is not None)
+    blind = [r for r in recs if r["relay"].get("blind_armed")]
+    lines = [
+        f"episodes {len(recs)}: a ladder seen in {len(seen)}, the team down in {len(down)}, "
+        f"seen and never down in {len(seen) - len(seen_down)}",
+        f"down by another agent than the first seer: {len(other)}, gaps (steps) {gaps}",
+        f"blind armed (armed, no ladder known, a teammate knows one): {len(blind)} episodes "
+        f"({sum(1 for r in blind if r['level1'] is None)} never down), "
+        f"{sum(x.get('blind_armed', 0) for x in rel)} agent-steps, "
+        f"{sum(x.get('blind_armed_fit', 0) for x in rel)} with a fit knower, "
+        f"{sum(x.get('blind_armed_tools', 0) for x in rel)} with a knower holding tools",
+        f"knower unarmed while a teammate is armed: {sum(1 for x in rel if x.get('knower_unarmed'))} "
+        f"episodes, {sum(x.get('knower_unarmed', 0) for x in rel)} agent-steps",
+    ]
+    return "\n".join(lines)
 
 
 def _first(agents: list[dict], key: str) -> int | None:

@@ -32,6 +32,8 @@ The helpers live in layers, each importing only the ones above it:
 * :mod:`.melee` — what one blow does, the creatures an agent cannot hurt alone, keeping away from them.
 * :mod:`.frontier` — chores toward unseen ground: among near-equal tiles, the one whose surroundings
   the agent has not seen.
+* :mod:`.relay` — the ladder down relayed: a ready agent that knows no ladder signals, a teammate that
+  knows one takes the team down.
 
 :data:`EXPORTS` is the one list of names a skill sees; :func:`make_api` builds exactly those for
 one call, and the synthesis/repair prompts render their API section from it.
@@ -215,6 +217,12 @@ from compass.games.alem.skill_api.progress import (
     seek_ladder_step,
     visit_next_level_step,
 )
+from compass.games.alem.skill_api.relay import (
+    READY_REQUEST,
+    ready_mates,
+    ready_signal_step,
+    relay_descent_step,
+)
 from compass.games.alem.skill_api.revive import body_threatened, careful_revive_step, night_out
 from compass.games.alem.skill_api.structures import (
     build_sites,
@@ -371,6 +379,10 @@ EXPORTS: tuple[str, ...] = (
     "descent_step",
     "finish_descent_step",
     "free_ladder",
+    "READY_REQUEST",
+    "ready_mates",
+    "ready_signal_step",
+    "relay_descent_step",
     "seek_ladder_step",
     "visit_next_level_step",
     "standing_on",
@@ -635,6 +647,10 @@ __all__ = [
     "furnace_exit_step",
     "furnace_seal",
     "free_ladder",
+    "READY_REQUEST",
+    "ready_mates",
+    "ready_signal_step",
+    "relay_descent_step",
     "greedy_step",
     "has_materials",
     "held_potions",
