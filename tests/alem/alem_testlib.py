@@ -8,7 +8,7 @@ import pytest
 
 from compass.core.family import get_family
 from compass.core.types import AgentView
-from compass.games.alem.names import ITEM_NAMES
+from compass.games.alem.names import BLOCK_ID, ITEM_NAMES
 from compass.games.alem.obs import CoordSite, ObsData, Teammate
 
 LIBRARY = get_family("alem").seed_skills_dir
@@ -104,3 +104,11 @@ def add_team(d: ObsData, positions: dict, roles=None, dead=()) -> None:
             dx, dy = x - d.position[0], y - d.position[1]
             role = roles[i] if roles else "miner"
             d.teammates.append(Teammate(i, role, x, y, dx, dy, abs(dx) + abs(dy), 9.0, alive=i not in dead))
+
+
+def with_blocks(d: ObsData, **tiles) -> ObsData:
+    """``d`` with the named blocks drawn on its level-0 memory: ``ripe_plant=[(x, y)]``."""
+    for name, xys in tiles.items():
+        for x, y in xys:
+            d.memory.blocks[0, y, x] = BLOCK_ID[name]
+    return d

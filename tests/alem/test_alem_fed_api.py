@@ -3,23 +3,16 @@ reach, on tiny hand-drawn maps, and in the real env."""
 
 from __future__ import annotations
 
+from alem_testlib import with_blocks
 from test_alem_api import _obs
 
 from compass.games.alem import skill_api as api
-from compass.games.alem.names import BLOCK_ID, DO, DOWN, LEFT, RIGHT, UP
+from compass.games.alem.names import DO, DOWN, LEFT, RIGHT, UP
 from compass.games.alem.obs import Mob, Teammate
 
 
 def _vitals(food: int = 9, drink: int = 9) -> dict:
     return {"health": 5, "food": food, "drink": drink, "energy": 9}
-
-
-def _with(d, **tiles):
-    """``d`` with the named blocks drawn on its memory: ``ripe_plant=[(x, y)]``."""
-    for name, xys in tiles.items():
-        for x, y in xys:
-            d.memory.blocks[0, y, x] = BLOCK_ID[name]
-    return d
 
 
 # The seed-13 picture (Hard tuning seed 13, a revived miner at 0 food): water west and south, stone
@@ -30,10 +23,12 @@ MATE_EAST = Teammate(1, "warrior", 3, 3, 1, 0, 1, 9.0)
 
 
 def test_reach_step_needs_a_known_path_where_act_on_digs_or_does():
-    d = _with(_obs(BOXED, role="miner", status=_vitals(food=0), teammates=[MATE_EAST]), ripe_plant=[RIPE])
+    d = with_blocks(
+        _obs(BOXED, role="miner", status=_vitals(food=0), teammates=[MATE_EAST]), ripe_plant=[RIPE]
+    )
     assert api.reach_step(d, RIPE) is None  # boxed in: no path
     assert api.act_on(d, RIPE) not in (None, RIGHT)  # the library's walk digs at the stone (or Does)
-    free = _with(_obs(BOXED, role="miner", status=_vitals(food=0)), ripe_plant=[RIPE])
+    free = with_blocks(_obs(BOXED, role="miner", status=_vitals(food=0)), ripe_plant=[RIPE])
     assert api.reach_step(free, RIPE) == RIGHT  # the teammate gone: round by the east
     # Next to it: turn, then Do.
     assert api.reach_step(_obs(["....", ".@~.", "...."]), (2, 1)) == RIGHT
@@ -52,7 +47,7 @@ def test_supply_step_drinks_at_the_nearest_water_it_can_reach():
     assert api.supply_step(d, "drink") == RIGHT
     assert api.supply_step(d, "drink", reach=2) is None  # the reachable one is 3 tiles away
     assert api.supply_step(d, "food") is None  # no ripe plant known
-    fed = _with(_obs(POCKET, status=_vitals(food=0)), ripe_plant=[(4, 4)])
+    fed = with_blocks(_obs(POCKET, status=_vitals(food=0)), ripe_plant=[(4, 4)])
     assert api.supply_step(fed, "food") == DOWN
     # The forager also eats a cow; the others (1 time in 10 on Hard) do not go for one.
     cow = Mob(5, "cow", "passive", 4, 0, 0, -2, 2, 3.0)
@@ -71,10 +66,12 @@ def test_detour_step_only_when_the_chosen_target_is_walled_off():
 
 
 def test_fed_step_reachable_first_then_asks_then_explores():
-    d = _with(_obs(BOXED, role="miner", status=_vitals(food=0), teammates=[MATE_EAST]), ripe_plant=[RIPE])
+    d = with_blocks(
+        _obs(BOXED, role="miner", status=_vitals(food=0), teammates=[MATE_EAST]), ripe_plant=[RIPE]
+    )
     assert api.refuel_step(d) != api.request("food")  # main's refuel walks at the boxed-off plant
     assert api.fed_step(d) == api.request("food")  # no path to the plant: ask the teammate
-    asked = _with(
+    asked = with_blocks(
         _obs(BOXED, role="miner", status=_vitals(food=0), teammates=[MATE_EAST], my_request="food"),
         ripe_plant=[RIPE],
     )
@@ -84,13 +81,13 @@ def test_fed_step_reachable_first_then_asks_then_explores():
     assert api.fed_step(both) == LEFT
     assert api.fed_step(_obs(BOXED, status=_vitals(food=2, drink=3), teammates=[MATE_EAST])) is None
     # Alone with nothing reachable: explore near grass for food.
-    alone = _with(_obs(BOXED, status=_vitals(food=0)), stone=[(3, 3)], ripe_plant=[RIPE])
+    alone = with_blocks(_obs(BOXED, status=_vitals(food=0)), stone=[(3, 3)], ripe_plant=[RIPE])
     step = api.fed_step(alone)
     assert step in (LEFT, RIGHT, UP, DOWN) and step != api.request("food")
     # Reachable within reach: eat it.
-    near = _with(_obs(["......", ".@....", "......"], status=_vitals(food=1)), ripe_plant=[(3, 1)])
+    near = with_blocks(_obs(["......", ".@....", "......"], status=_vitals(food=1)), ripe_plant=[(3, 1)])
     assert api.fed_step(near) == RIGHT
-    far = _with(
+    far = with_blocks(
         _obs(["......", ".@....", "......"], status=_vitals(food=1), teammates=[MATE_EAST]),
         ripe_plant=[(3, 1)],
     )
@@ -146,7 +143,7 @@ def test_real_env_a_boxed_agent_asks_and_is_fed(alem_overworld):
 
 def test_walk_wasted_lets_a_dig_be_and_catches_a_do_at_water():
     # The seed-13 picture, facing the water west: act_on's walk to the plant Does at the water.
-    at_water = _with(
+    at_water = with_blocks(
         _obs(
             BOXED,
             role="miner",
@@ -163,14 +160,14 @@ def test_walk_wasted_lets_a_dig_be_and_catches_a_do_at_water():
     assert api.detour_step(at_water, RIPE, "food", wasted_only=True) in (LEFT, RIGHT, UP, DOWN)
     # Facing the stone north with a pickaxe: the greedy dig opens the way, let it be.
     kw = dict(role="miner", status=_vitals(food=0), teammates=[MATE_EAST], facing_block="stone")
-    dig = _with(
+    dig = with_blocks(
         _obs(BOXED, inventory={"wood": 0, "stone": 0, "pickaxe": 1, "sword": 0}, **kw), ripe_plant=[RIPE]
     )
     assert api.act_on(dig, RIPE) == DO and not api.walk_wasted(dig, RIPE)
     assert api.detour_step(dig, RIPE, "food", wasted_only=True) is None
     assert api.detour_step(dig, RIPE, "food") is not None  # without wasted_only: any unreachable target
     # Without a pickaxe the same Do is wasted.
-    assert api.walk_wasted(_with(_obs(BOXED, **kw), ripe_plant=[RIPE]), RIPE)
+    assert api.walk_wasted(with_blocks(_obs(BOXED, **kw), ripe_plant=[RIPE]), RIPE)
     # Facing the target itself: never wasted.
     facing = _obs(["....", ".@~.", "...."], facing="east", facing_xy=(2, 1), facing_block="water")
     assert not api.walk_wasted(facing, (2, 1))

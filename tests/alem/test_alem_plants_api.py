@@ -4,10 +4,11 @@ real env."""
 
 from __future__ import annotations
 
+from alem_testlib import with_blocks
 from test_alem_api import _obs
 
 from compass.games.alem import skill_api as api
-from compass.games.alem.names import BLOCK_ID, DO, DOWN, LEFT, RIGHT, UP
+from compass.games.alem.names import DO, DOWN, LEFT, RIGHT, UP
 from compass.games.alem.obs import Mob, Teammate
 
 
@@ -15,45 +16,40 @@ def _inv(sapling: int = 1) -> dict:
     return {"wood": 0, "stone": 0, "pickaxe": 0, "sword": 0, "sapling": sapling}
 
 
-def _with(d, **tiles):
-    """``d`` with the named blocks drawn on its memory: ``crafting_table=[(x, y)]``."""
-    for name, xys in tiles.items():
-        for x, y in xys:
-            d.memory.blocks[0, y, x] = BLOCK_ID[name]
-    return d
-
-
 FIELD = ["........", "........", "....@...", "........", "........"]
 
 
 def test_plant_step_places_on_faced_grass_near_the_base_only():
     # The agent at (4, 2) faces north (4, 1); the table (the base) at (1, 1): 3 tiles off.
-    d = _with(_obs(FIELD, inventory=_inv()), crafting_table=[(1, 1)])
+    d = with_blocks(_obs(FIELD, inventory=_inv()), crafting_table=[(1, 1)])
     assert api.base_anchor(d) == (1, 1)
     assert api.plant_step(d) == api.place("plant")
     assert api.plant_step(d, radius=2) is None  # beyond the radius
     assert api.plant_step(d, clear=3) is None  # too close to the table
     assert (
-        api.plant_step(_with(_obs(FIELD, inventory=_inv(0)), crafting_table=[(1, 1)])) is None
+        api.plant_step(with_blocks(_obs(FIELD, inventory=_inv(0)), crafting_table=[(1, 1)])) is None
     )  # no sapling
     # Something on the faced tile, or not grass: no placing, and never a walk or a turn.
     cow = Mob(5, "cow", "passive", 4, 1, 0, -1, 1, 3.0)
-    assert api.plant_step(_with(_obs(FIELD, inventory=_inv(), mobs=[cow]), crafting_table=[(1, 1)])) is None
-    sand = _with(_obs(FIELD, inventory=_inv(), facing_block="stone"), crafting_table=[(1, 1)])
+    assert (
+        api.plant_step(with_blocks(_obs(FIELD, inventory=_inv(), mobs=[cow]), crafting_table=[(1, 1)]))
+        is None
+    )
+    sand = with_blocks(_obs(FIELD, inventory=_inv(), facing_block="stone"), crafting_table=[(1, 1)])
     assert api.plant_step(sand) is None
-    below = _with(_obs(FIELD, inventory=_inv(), level=1), crafting_table=[(1, 1)])
+    below = with_blocks(_obs(FIELD, inventory=_inv(), level=1), crafting_table=[(1, 1)])
     assert api.plant_step(below) is None
 
 
 def test_ripe_step_eats_within_reach_at_or_below_the_level():
     def fed(food: int):
         d = _obs(FIELD, role="forager", status={"health": 9, "food": food, "drink": 9, "energy": 9})
-        return _with(d, ripe_plant=[(7, 2)])
+        return with_blocks(d, ripe_plant=[(7, 2)])
 
     assert api.ripe_step(fed(4), at=4) == RIGHT  # 3 tiles east
     assert api.ripe_step(fed(5), at=4) is None  # not hungry enough: left to the team
     assert api.ripe_step(fed(4), at=4, reach=2) is None  # too far
-    facing = _with(
+    facing = with_blocks(
         _obs(
             FIELD, status={"health": 9, "food": 1, "drink": 9, "energy": 9}, facing="north", facing_xy=(4, 1)
         ),
