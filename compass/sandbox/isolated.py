@@ -39,7 +39,7 @@ from compass.core.types import AgentView
 from compass.sandbox.guards import DEFAULT_MAX_SECONDS, DEFAULT_MAX_TICKS, SkillError
 from compass.sandbox.runtime import CompiledSkill, SkillResult, load_api
 from compass.sandbox.wire import ArrayMirrorSender, FrameReader, frame_header
-from compass.sandbox.worker import PROGRESS
+from compass.sandbox.worker import BETWEEN_PARTS, PROGRESS
 
 __all__ = ["IsolatedExecutor", "WorkerStartError", "worker_env"]
 
@@ -394,10 +394,20 @@ class IsolatedExecutor:
 
     def _watch(self, w: _Worker, ready: Callable[[float], bool]) -> None:
         """Until ``ready(timeout)`` (a reply to read, room in the pipe) while worker ``w`` runs the
-        current batch; TimeoutError when one item overruns the hard deadline."""
+        current batch; TimeoutError when one item overruns the hard deadline, or when the worker,
+        between parts, does not read the next within the patient deadline (:meth:`_patient`)."""
+        patience = time.monotonic() + self.hard_seconds + 5
         while True:
             seq, _, started = w.started()
             running = seq > w.sent_seq
+            if running and started == BETWEEN_PARTS:
+                # It ran its part and reads the next: no skill runs, so the last item's start is no
+                # deadline (a loaded parent can take longer than one to pickle the next part).
+                if ready(min(self.hard_seconds, max(patience - time.monotonic(), 0.0))):
+                    return
+                if w.started()[2] == BETWEEN_PARTS and time.monotonic() >= patience:
+                    raise TimeoutError("skill worker does not read its pipe")
+                continue
             wait = started + self.hard_seconds - time.monotonic() if running else self.hard_seconds
             if ready(max(wait, 0.0)):
                 return

@@ -16,7 +16,8 @@ worker's replies carry only ints and strings, and the parent unpickles them as b
 
 * parent → ``("init", api, seeds, max_ticks, max_seconds, memory_mb, progress)``; worker →
   ``("ready", pid)``; ``progress`` names a small shared-memory file the worker maps (and closes
-  the descriptor of) before it locks down: it writes ``(sequence, index, start time)`` of each item it starts;
+  the descriptor of) before it locks down: it writes ``(sequence, index, start time)`` of each item it starts,
+  and :data:`BETWEEN_PARTS` for the time once it has run a part and waits for the next;
 * every message after ``init`` is read through :class:`~compass.sandbox.wire.ArrayMirrorReceiver`
   (large numpy arrays in views arrive once, then as changes);
 * parent → ``("batch", new_skills, items, cpu_seconds, more)`` where ``new_skills`` are
@@ -43,6 +44,9 @@ from multiprocessing.connection import Connection
 
 GC_YOUNG = 20_000  # objects allocated (and not freed) between young collections; Python's default: 700
 PROGRESS = struct.Struct("<qqd")  # (sequence number of the item started, its index, time.monotonic())
+#: The time field while the worker, its part run, reads the next part: no skill runs, so no skill's
+#: deadline runs either (the parent may take longer than one to pickle that part).
+BETWEEN_PARTS = -1.0
 
 
 def _lock_down(memory_mb: int) -> None:
@@ -141,7 +145,9 @@ def serve(inp: Connection, out: Connection) -> None:
             except BaseException as e:  # a fault of the API itself on a hostile input; stay up
                 reply = (k, None, (f"skill API failed: {type(e).__name__}", "runtime", ""), 0)
             replies.append(reply)
-        if not more:
+        if more:
+            PROGRESS.pack_into(progress, 0, seq - 1, len(replies) - 1, BETWEEN_PARTS)
+        else:
             out.send(replies)
 
 

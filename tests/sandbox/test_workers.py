@@ -177,6 +177,33 @@ def test_a_hang_in_the_first_part_does_not_block_sending_the_rest(isolated, view
     assert isolated.restarts == restarts + 1
 
 
+def test_a_slow_parent_between_parts_is_not_a_hang(isolated, views, monkeypatch):
+    # The worker runs a part, then waits for the next while the parent (loaded, cold) pickles it for
+    # longer than the hard deadline: the worker is idle, not stuck, and nobody's skill may fail.
+    from compass.sandbox.wire import ArrayMirrorSender
+
+    honest = compile_skill("def ok(obs):\n    return STOP\n", "ok", "combat")
+    dumps = ArrayMirrorSender.dumps
+
+    def slow_dumps(self, message, more=False):
+        if message[0] == "items":
+            time.sleep(isolated.hard_seconds + 0.3)
+        return dumps(self, message, more)
+
+    monkeypatch.setattr(ArrayMirrorSender, "dumps", slow_dumps)
+    restarts = isolated.restarts
+    isolated.parts_from = PARTS_FROM
+    try:
+        results = isolated.run_batch(
+            [(honest, v) for v in _many_views(views, 400)]
+        )  # the last parts fill the pipe
+    finally:
+        isolated.parts_from = None
+    assert [str(r.error) for r in results if r.error is not None] == []
+    assert all(r.action == 1 for r in results)
+    assert isolated.restarts == restarts
+
+
 def _wait_until_dead(pid: int, timeout: float = 5.0) -> None:
     """Until ``pid`` has exited (gone, or a zombie its parent has not reaped yet)."""
     deadline = time.monotonic() + timeout
