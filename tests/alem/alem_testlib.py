@@ -112,3 +112,25 @@ def with_blocks(d: ObsData, **tiles) -> ObsData:
         for x, y in xys:
             d.memory.blocks[0, y, x] = BLOCK_ID[name]
     return d
+
+
+def seed0_overworld(env):
+    """``env`` reset to seed 0, for a test to edit: (checkpoint, state, level, row, col, map), ``row``
+    and ``col`` agent 1's tile. Hand the edited state to :func:`restore_edited`."""
+    env.reset(0)
+    cp = env.checkpoint()
+    st = cp["state"]
+    row, col = (int(v) for v in st.player_position[1])
+    return cp, st, int(st.player_level), row, col, st.map
+
+
+def restore_edited(env, cp, st):
+    """Put the edited state ``st`` into ``env`` and take one Noop step: the views after the edit (the
+    restored views predate it)."""
+    import jax
+    import numpy as np
+
+    from compass.games.alem.names import NOOP
+
+    env.restore(cp | {"state": st, "np": jax.tree_util.tree_map(np.asarray, st)})
+    return env.step([NOOP, NOOP, NOOP]).views

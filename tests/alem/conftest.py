@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from alem_testlib import HAVE_ALEM
-
-from compass.games.alem.names import NOOP
+from alem_testlib import HAVE_ALEM, restore_edited, seed0_overworld
 
 
 @pytest.fixture(scope="session")
@@ -45,18 +43,11 @@ def downed_teammate(alem_overworld):
     Returns the env and the views of one Noop step after the edit (the restored views predate it)."""
 
     def make(max_steps: int, east: int, rows=(0,), beyond: int = 0, **fields):
-        import jax
         import jax.numpy as jnp
-        import numpy as np
         from alem.alem_coop.constants import BlockType
 
         env = alem_overworld(max_steps, text=False)
-        env.reset(0)
-        cp = env.checkpoint()
-        st = cp["state"]
-        level = int(st.player_level)
-        row, col = (int(v) for v in st.player_position[1])
-        grid = st.map
+        cp, st, level, row, col, grid = seed0_overworld(env)
         for r in rows:
             for c in range(col, col + east + beyond + 1):
                 grid = grid.at[level, row + r, c].set(BlockType.GRASS.value)
@@ -67,7 +58,6 @@ def downed_teammate(alem_overworld):
         }
         edits |= {k: getattr(st, k).at[2].set(v) for k, v in fields.items()}
         st = st.replace(map=grid, **edits)
-        env.restore(cp | {"state": st, "np": jax.tree_util.tree_map(np.asarray, st)})
-        return env, env.step([NOOP, NOOP, NOOP]).views
+        return env, restore_edited(env, cp, st)
 
     return make

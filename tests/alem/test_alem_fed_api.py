@@ -3,7 +3,7 @@ reach, on tiny hand-drawn maps, and in the real env."""
 
 from __future__ import annotations
 
-from alem_testlib import with_blocks
+from alem_testlib import restore_edited, seed0_overworld, with_blocks
 from test_alem_api import _obs
 
 from compass.games.alem import skill_api as api
@@ -98,22 +98,15 @@ def test_real_env_a_boxed_agent_asks_and_is_fed(alem_overworld):
     """Agent 2 (the miner) at 0 food, walled in by stone, a ripe plant two tiles north beyond the
     wall: main's ``refuel_step`` sends it at the wall (it never asks); ``fed_step`` asks, and agent
     1's Give (any teammate's, at any distance) brings its food up."""
-    import jax
     import jax.numpy as jnp
-    import numpy as np
     from alem.alem_coop.constants import BlockType
 
     from compass.games.alem.names import NOOP, give_action
     from compass.games.alem.skill_api.knowledge import obs_data_from_view
 
     env = alem_overworld(40, text=False)
-    env.reset(0)
-    cp = env.checkpoint()
-    st = cp["state"]
-    level = int(st.player_level)
-    row, col = (int(v) for v in st.player_position[1])
+    cp, st, level, row, col, grid = seed0_overworld(env)
     c2 = col + 3
-    grid = st.map
     for r in range(row - 3, row + 4):
         for c in range(col, col + 6):
             grid = grid.at[level, r, c].set(BlockType.GRASS.value)
@@ -125,8 +118,7 @@ def test_real_env_a_boxed_agent_asks_and_is_fed(alem_overworld):
         player_position=st.player_position.at[2].set(jnp.array([row, c2], jnp.int32)),
         player_food=st.player_food.at[2].set(0),
     )
-    env.restore(cp | {"state": st, "np": jax.tree_util.tree_map(np.asarray, st)})
-    views = env.step([NOOP, NOOP, NOOP]).views
+    views = restore_edited(env, cp, st)
     d2 = obs_data_from_view(views[2])
     assert d2.food == 0 and d2.alive
     plant = (c2, row - 2)

@@ -4,7 +4,7 @@ real env."""
 
 from __future__ import annotations
 
-from alem_testlib import with_blocks
+from alem_testlib import restore_edited, seed0_overworld, with_blocks
 from test_alem_api import _obs
 
 from compass.games.alem import skill_api as api
@@ -84,21 +84,14 @@ def test_real_env_the_forager_plants_and_a_ripe_plant_feeds_the_warrior(alem_ove
     """In alem: the forager (agent 1) holding a sapling and facing grass near the table places it with
     ``plant_step`` (the tile becomes a plant, the sapling is spent); a ripe plant the warrior (agent 0,
     at 3 food) faces is eaten with ``ripe_step``: +4 food for a role that eats a cow 1 time in 10."""
-    import jax
     import jax.numpy as jnp
-    import numpy as np
     from alem.alem_coop.constants import BlockType
 
     from compass.games.alem.names import NOOP
     from compass.games.alem.skill_api.knowledge import obs_data_from_view
 
     env = alem_overworld(40, text=False)
-    env.reset(0)
-    cp = env.checkpoint()
-    st = cp["state"]
-    level = int(st.player_level)
-    row, col = (int(v) for v in st.player_position[1])
-    grid = st.map
+    cp, st, level, row, col, grid = seed0_overworld(env)
     for r in range(row - 4, row + 5):
         for c in range(col - 4, col + 5):
             grid = grid.at[level, r, c].set(BlockType.GRASS.value)
@@ -116,8 +109,7 @@ def test_real_env_the_forager_plants_and_a_ripe_plant_feeds_the_warrior(alem_ove
         player_food=st.player_food.at[0].set(3),
         inventory=st.inventory.replace(sapling=st.inventory.sapling.at[1].set(1)),
     )
-    env.restore(cp | {"state": st, "np": jax.tree_util.tree_map(np.asarray, st)})
-    views = env.step([NOOP, NOOP, NOOP]).views
+    views = restore_edited(env, cp, st)
     d0, d1 = obs_data_from_view(views[0]), obs_data_from_view(views[1])
     assert d1.inventory["sapling"] == 1 and d1.facing_block == "grass"
     act1 = api.plant_step(d1)
