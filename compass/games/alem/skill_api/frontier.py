@@ -50,10 +50,11 @@ def unseen_around(d: ObsData, xy: Point, rx: int = VIEW_RX, ry: int = VIEW_RY) -
     """Never-seen tiles of the current level in the view-sized window centred on ``xy`` (what standing
     there would show); 0 off the map or without a memory."""
     x, y = xy
-    if not (0 <= x < MAP_SIZE and 0 <= y < MAP_SIZE):
+    mem = d.memory
+    if mem is None or not (0 <= x < MAP_SIZE and 0 <= y < MAP_SIZE):
         return 0
-    grid = unseen_grid(d, rx, ry)
-    return 0 if grid is None else int(grid[y, x])
+    # One window: the whole map's summed-area table (unseen_grid) is for many tiles at once.
+    return int((mem.blocks[mem.level][max(0, y - ry) : y + ry + 1, max(0, x - rx) : x + rx + 1] < 0).sum())
 
 
 def nearest_frontier(
