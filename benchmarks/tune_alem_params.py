@@ -278,10 +278,10 @@ def random_search(
             f"round {r}: seeds {part[0]}-{part[-1]} ({len(part)}), {len(alive)} candidates, {seconds}s",
             flush=True,
         )
-        for i in sorted(alive, key=lambda i: -entries[i]["diff"]):
+        alive = sorted(alive, key=lambda i: -entries[i]["diff"])
+        for i in alive:
             e = entries[i]
             print(f"  {e['label']} {e['moved']}: {e['paired']}", flush=True)
-        alive = sorted(alive, key=lambda i: -entries[i]["diff"])
         if r + 1 < len(rounds):
             alive = alive[: max(1, math.ceil(len(alive) / eta))]
         start = upto
