@@ -108,3 +108,30 @@ def test_make_api_fast_path_and_default(overworld_views):
             assert names["action_name"](g) == f"Give to Agent {t.id}"
         parsed = names["parse_obs"](v.text + "\n")
         assert parsed.from_text and parsed.position == d.position
+
+
+# Names the module exports for compass's own code and tests, not to skills: the view and record types,
+# the prompt builder's entry points, and internal tables.
+MODULE_ONLY = {
+    "ASCEND",
+    "EXPORTS",
+    "GROUND",
+    "OBSERVATION_TYPES",
+    "Point",
+    "RESOURCE_BLOCK",
+    "RESOURCE_TOOL",
+    "STEP_DIRS",
+    "make_api",
+    "obs_data_from_view",
+}
+
+
+def test_every_public_name_is_shown_to_skills_unless_listed_module_only():
+    """``__all__`` is a literal (ruff reads it), ``EXPORTS`` is what skills and prompts see: a helper
+    imported and listed in ``__all__`` but left out of ``EXPORTS`` is invisible to every model."""
+    exports, public = set(api.EXPORTS), set(api.__all__)
+    assert public - exports == MODULE_ONLY
+    built = api.make_api(None, random.Random(0))
+    assert list(built) == list(api.EXPORTS)
+    for name in exports - public:  # the per-view wrappers make_api binds
+        assert callable(built[name]), name

@@ -354,6 +354,7 @@ EXPORTS: tuple[str, ...] = (
     "strikes_to_kill",
     "untouchable",
     "keep_away_step",
+    "SWORD_DAMAGE",
     # reviving a downed teammate (alem: Do facing its body)
     "downed_teammates",
     "revive_step",
