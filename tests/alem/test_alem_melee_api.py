@@ -3,11 +3,11 @@ it rests on (a hard elite takes no damage from one agent) in the real env."""
 
 from __future__ import annotations
 
-from alem_testlib import needs_alem
+from alem_testlib import load_skill, needs_alem, run_skill
 from test_alem_api import _obs
 
 from compass.games.alem import skill_api as api
-from compass.games.alem.names import DO, LEFT, RIGHT, UP
+from compass.games.alem.names import DO, DOWN, LEFT, RIGHT, SLEEP, UP
 from compass.games.alem.obs import Mob, Teammate
 
 
@@ -78,6 +78,45 @@ def test_keep_away_digs_out_of_a_dead_end_with_a_pickaxe():
     facing_south = _obs(grid, mobs=[elite], inventory=pick, facing="south", facing_xy=(2, 2))
     assert api.keep_away_step(facing_south, (2, 2)) == UP  # turn toward that stone first
     assert api.keep_away_step(_obs(grid, mobs=[elite]), (2, 2)) is None  # no pickaxe: nowhere to go
+
+
+def test_the_library_keeps_away_from_a_lone_hard_elite_and_meets_a_zombie_awake():
+    """The library skill through the sandbox: it steps away from a hard elite it cannot hurt (main hit
+    it), fights a normal zombie in the same place, and at energy 0 does not fall asleep with a zombie
+    4 tiles off (main slept: 3 tiles was its only check)."""
+    skill = load_skill("alem_role_policy")
+    grid = [".........", ".........", "....@....", ".........", ".........", ".........", "........."]
+    me = (4, 2)
+    vitals = {"health": 9, "food": 9, "drink": 9, "energy": 9}
+    inv = {"wood": 0, "stone": 0, "pickaxe": 0, "sword": 1}
+    view = _view(
+        _obs(grid, mobs=[_mob(4, 3, me, coord=2, required=2)], status=vitals, inventory=inv, step=10)
+    )
+    assert run_skill(skill, view).action == UP
+    view = _view(
+        _obs(
+            grid,
+            mobs=[_mob(4, 3, me)],
+            status=vitals,
+            inventory=inv,
+            step=10,
+            facing="south",
+            facing_xy=(4, 3),
+        )
+    )
+    assert run_skill(skill, view).action == DO
+    tired = vitals | {"energy": 0}
+    view = _view(_obs(grid, mobs=[_mob(4, 6, me)], status=tired, inventory=inv, step=10))
+    action = run_skill(skill, view).action
+    assert action != SLEEP and action == DOWN  # toward it, to fight it awake
+
+
+def _view(d):
+    """An AgentView carrying ``d`` as its parsed observation (what the sandbox hands a skill)."""
+    from compass.core.types import AgentView, OwnUnit
+
+    own = OwnUnit(d.role, float(d.x), float(d.y), 9.0, 5.0, 1.0, 0, 48.0, 48.0)
+    return AgentView(d.agent_id, "alem", d.step, True, own, (), tuple(range(56)), "", obs=d)
 
 
 def _zombie_between(env, hitters: int, coord: int = 2) -> float:
