@@ -145,6 +145,9 @@ SEARCH_STEPS: dict[str, int] = {
     "feed_keep": 1,
     "hunt_reach": 2,
     "hunt_health": 1,
+    "elite_keep": 1,
+    "wake_radius": 2,
+    "quick_kill": 1,
 }
 _UPPER = {"dusk": 299, "dawn": 299}
 
