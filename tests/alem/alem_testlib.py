@@ -31,6 +31,14 @@ def load_skill(name: str):
     return compile_skill(skill.code, skill.name, "alem", filename=str(path), line_offset=header_length(text))
 
 
+def view_of(d: ObsData) -> AgentView:
+    """An AgentView carrying the hand-drawn ``d`` as its parsed observation (what the sandbox hands a skill)."""
+    from compass.core.types import OwnUnit
+
+    own = OwnUnit(d.role, float(d.position[0]), float(d.position[1]), 9.0, 5.0, 1.0, 0, 48.0, 48.0)
+    return AgentView(d.agent_id, "alem", d.step, True, own, (), tuple(range(56)), "", obs=d)
+
+
 def run_skill(compiled, view: AgentView, executor=None):
     """Run a compiled skill on one view through the lead's sandbox; returns ``SkillResult``."""
     from compass.sandbox import SkillExecutor

@@ -3,7 +3,7 @@ it rests on (a hard elite takes no damage from one agent) in the real env."""
 
 from __future__ import annotations
 
-from alem_testlib import load_skill, needs_alem, run_skill
+from alem_testlib import load_skill, needs_alem, run_skill, view_of
 from test_alem_api import _obs
 
 from compass.games.alem import skill_api as api
@@ -89,11 +89,11 @@ def test_the_library_keeps_away_from_a_lone_hard_elite_and_meets_a_zombie_awake(
     me = (4, 2)
     vitals = {"health": 9, "food": 9, "drink": 9, "energy": 9}
     inv = {"wood": 0, "stone": 0, "pickaxe": 0, "sword": 1}
-    view = _view(
+    view = view_of(
         _obs(grid, mobs=[_mob(4, 3, me, coord=2, required=2)], status=vitals, inventory=inv, step=10)
     )
     assert run_skill(skill, view).action == UP
-    view = _view(
+    view = view_of(
         _obs(
             grid,
             mobs=[_mob(4, 3, me)],
@@ -106,17 +106,9 @@ def test_the_library_keeps_away_from_a_lone_hard_elite_and_meets_a_zombie_awake(
     )
     assert run_skill(skill, view).action == DO
     tired = vitals | {"energy": 0}
-    view = _view(_obs(grid, mobs=[_mob(4, 6, me)], status=tired, inventory=inv, step=10))
+    view = view_of(_obs(grid, mobs=[_mob(4, 6, me)], status=tired, inventory=inv, step=10))
     action = run_skill(skill, view).action
     assert action != SLEEP and action == DOWN  # toward it, to fight it awake
-
-
-def _view(d):
-    """An AgentView carrying ``d`` as its parsed observation (what the sandbox hands a skill)."""
-    from compass.core.types import AgentView, OwnUnit
-
-    own = OwnUnit(d.role, float(d.x), float(d.y), 9.0, 5.0, 1.0, 0, 48.0, 48.0)
-    return AgentView(d.agent_id, "alem", d.step, True, own, (), tuple(range(56)), "", obs=d)
 
 
 def _zombie_between(env, hitters: int, coord: int = 2) -> float:

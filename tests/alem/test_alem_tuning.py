@@ -39,13 +39,11 @@ def test_tuner_grid_is_checked_against_the_skills_parameters():
 
 def _run_policy(skill, d):
     """One step of ``skill`` through the real sandbox on the hand-drawn view ``d``."""
-    from compass.core.types import AgentView, OwnUnit
-    from compass.sandbox import SkillExecutor, compile_skill
+    from alem_testlib import run_skill, view_of
 
-    compiled = compile_skill(skill.code, skill.name, "alem")
-    own = OwnUnit(d.role, float(d.position[0]), float(d.position[1]), 9.0, 5.0, 1.0, 0, 48.0, 48.0)
-    view = AgentView(0, "alem", d.step, True, own, (), tuple(range(56)), "", obs=d)
-    result = SkillExecutor("compass.games.alem.skill_api", seed=0).run(compiled, view)
+    from compass.sandbox import compile_skill
+
+    result = run_skill(compile_skill(skill.code, skill.name, "alem"), view_of(d))
     assert result.error is None
     return result.action
 
