@@ -61,6 +61,39 @@ def test_plant_report_counts_ripened_eaten_and_walks(monkeypatch):
     assert r["plant_step_median"] == 160 and r["plant_base_dist_median"] == 6
 
 
+def test_report_says_why_a_starving_askers_request_went_unserved(monkeypatch):
+    """A near-starving warrior's requests: one served, one with the forager dead, one with it alive
+    but holding 5 (it shares from 8), one with it asleep holding 12; a miner's at 6 food is not
+    counted as near starving."""
+    diag = _diag(monkeypatch)
+
+    def req(have, served, alive=True, has=None, asleep=False, role="warrior"):
+        return {
+            "role": role,
+            "what": "food",
+            "have": have,
+            "served_after": served,
+            "forager_alive": alive,
+            "forager_has": has,
+            "forager_asleep": asleep,
+        }
+
+    reqs = [
+        req(0, 3, has=9),
+        req(1, None, alive=False),
+        req(2, None, has=5),
+        req(0, None, has=12, asleep=True),
+    ]
+    reqs.append(req(6, None, has=3, role="miner"))
+    r = diag.report({"requests": reqs, "deaths": []})["requests"]
+    k = "warrior food at <=2"
+    assert r[k + " asked"] == 4 and r[k + " unserved"] == 3
+    assert r[k + " unserved, forager alive"] == 2
+    assert r[k + " unserved, forager alive holding <8"] == 1
+    assert r[k + " unserved, forager asleep"] == 1
+    assert r["miner food asked"] == 1 and not any(x.startswith("miner food at") for x in r)
+
+
 @needs_alem
 @pytest.mark.slow
 def test_food_diag_records_the_foragers_plants(monkeypatch, tmp_path):
