@@ -30,6 +30,13 @@ from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary, wri
 
 WINDOW = 50  # "dies again soon": within this many steps of a revival
 DARK = 0.35  # the library's night test (light below this)
+UNFED = 3  # food or drink at or below this: the library's `fed_level`, below which nobody seals in
+
+
+def _state(d) -> str:
+    """``"dark"`` or ``"light"``, then ``"unfed"`` or ``"fed"``: the exposure a death is set against."""
+    unfed = d.food <= UNFED or d.drink <= UNFED
+    return f"{'dark' if d.light < DARK else 'light'} {'unfed' if unfed else 'fed'}"
 
 
 def _nearest_hostile(d, xy) -> tuple[str, int] | None:
@@ -56,11 +63,14 @@ def play_file(path: Path, seeds: list[int], steps: int, reach: int) -> dict:
     walk_open: list[dict] = [{} for _ in seeds]  # agent -> open walk record
     events: list[list[dict]] = [[] for _ in seeds]
     walks: list[dict] = []
+    exposure: Counter = Counter()  # living overworld agent-steps by _state
 
     def on_step(i: int, views: list, actions: list[int]) -> None:
         for j, v in enumerate(views):
             d = obs_data_from_view(v)
             last[i][j] = d
+            if d.alive and d.level == 0:
+                exposure[_state(d)] += 1
             w = False
             if d.alive and not d.sleeping and downed_teammates(d, reach):
                 step = revive_step(d, reach=reach)
@@ -147,6 +157,7 @@ def play_file(path: Path, seeds: list[int], steps: int, reach: int) -> dict:
                     "health": d.health if d else None,
                     "food": d.food if d else None,
                     "drink": d.drink if d else None,
+                    "state": _state(d) if d else None,
                     "left": alive_after,
                 }
             )
@@ -157,7 +168,12 @@ def play_file(path: Path, seeds: list[int], steps: int, reach: int) -> dict:
             rec["end"], rec["outcome"] = steps, "open"
             walks.append(rec)
     rows = [tr.score().as_dict() | {"seed": s} for s, tr in zip(seeds, trackers, strict=True)]
-    return {"rows": rows, "events": {str(s): ev for s, ev in zip(seeds, events, strict=True)}, "walks": walks}
+    return {
+        "rows": rows,
+        "events": {str(s): ev for s, ev in zip(seeds, events, strict=True)},
+        "walks": walks,
+        "exposure": dict(exposure),
+    }
 
 
 def _hour_bin(h: int) -> str:
@@ -233,7 +249,20 @@ def report(out: dict, steps: int) -> dict:
         "episode_end_median": statistics.median(ends) if ends else None,
         "wiped_before_1000": sum(e < 1000 for e in ends),
         "chains": chains,
+        "overworld_by_state": by_state(deaths, out.get("exposure", {})),
     }
+
+
+def by_state(deaths: list[dict], exposure: dict) -> dict:
+    """Overworld deaths by cause and the dying agent's state (:func:`_state`) beside the living
+    agent-steps spent in each state (docs/alem.md "Judging a variant, tenth round"): whether being
+    unfed goes with deaths that are not starvation or dehydration."""
+    out: dict = {"agent_steps": dict(sorted(exposure.items()))}
+    for e in deaths:
+        if e["level"] == 0 and e.get("state"):
+            cause = e["cause"].split(" ")[0]
+            out.setdefault(cause, Counter())[e["state"]] += 1
+    return {k: dict(sorted(v.items())) for k, v in out.items()}
 
 
 def main(argv: list[str] | None = None) -> int:

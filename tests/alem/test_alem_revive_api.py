@@ -181,3 +181,27 @@ def test_wipe_diag_counts_what_follows_a_revival(monkeypatch):
     # One agent still standing at the end: no wipe, the episode runs to its last step.
     r = report({"events": {"5": events[:4]}, "walks": [], "rows": []}, 3000)
     assert r["wipes"] == 0 and r["episode_end_median"] == 3000
+
+
+def test_wipe_diag_sets_overworld_deaths_beside_the_states_lived_in(monkeypatch):
+    """benchmarks/alem_wipe_diag.py: an agent at 3 drink (the library's `fed_level`) in the dark is
+    "dark unfed"; overworld deaths are counted by cause (asleep folded in) and state, deaths below
+    the overworld are left out, and the living agent-steps per state come along."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from alem_wipe_diag import _state, by_state
+
+    assert _state(SimpleNamespace(food=9, drink=3, light=0.2)) == "dark unfed"
+    assert _state(SimpleNamespace(food=4, drink=4, light=0.9)) == "light fed"
+    deaths = [
+        {"cause": "zombie", "level": 0, "state": "dark unfed"},
+        {"cause": "zombie (asleep)", "level": 0, "state": "dark fed"},
+        {"cause": "zombie", "level": 1, "state": "dark unfed"},
+        {"cause": "starvation", "level": 0, "state": "light unfed"},
+    ]
+    r = by_state(deaths, {"light fed": 90, "dark unfed": 10})
+    assert r["zombie"] == {"dark fed": 1, "dark unfed": 1}
+    assert r["starvation"] == {"light unfed": 1}
+    assert r["agent_steps"] == {"dark unfed": 10, "light fed": 90}
