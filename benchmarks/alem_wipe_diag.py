@@ -7,6 +7,8 @@ action was what ``revive_step`` asked for), how many teammates were left. Per re
 body, and whether the revived agent or its reviver died within 50 steps. Per revive walk (a run
 of steps where an agent did what ``revive_step`` asked): start, end, how it ended. Per wipe (an
 episode whose last death left nobody standing): its deaths and revivals in order.
+Per overworld death the dying agent's state (dark or light, fed or unfed), beside the living
+agent-steps spent in each state (docs/alem.md "Judging a variant, tenth round").
 Tuning seeds only (docs/alem.md "Seed protocol").
 
     python benchmarks/alem_wipe_diag.py compass/games/alem/skills/alem_role_policy.py \\
