@@ -36,6 +36,7 @@ TAIL = 50  # steps before a hunger or thirst death that are recorded
 REQUEST_WINDOW = 10  # a request stays open this many steps (alem's REQUEST_MAX_DURATION)
 HUNGER = ("starvation", "dehydration")
 RIPEN = 500  # alem's growing_plants_age at which a plant ripens (reset to 0 when eaten)
+SHARE_FROM = 8  # the forager gives food or drink only from this much up (the library's share_keep + 1)
 STARVING = 2  # food or drink at or below which a request counts as near starving
 HUNGRY = 4  # food at or below which an agent-step counts as hungry for the plant figures
 
@@ -166,8 +167,8 @@ def play_file(path: Path, seeds: list[int], steps: int, reach: int) -> dict:
                 forager["alive"] += 1
                 forager["food"].append(d.food)
                 forager["drink"].append(d.drink)
-                forager["can_share_food"] += d.food >= 8
-                forager["can_share_drink"] += d.drink >= 8
+                forager["can_share_food"] += d.food >= SHARE_FROM
+                forager["can_share_drink"] += d.drink >= SHARE_FROM
             fg = next((t for t in d.teammates if t.role == "forager"), None) if d.role != "forager" else None
             if d.my_request in ("food", "drink") and (p is None or p[0].my_request != d.my_request):
                 fd = next((x for x in ds if x.role == "forager" and x.alive), None)
@@ -179,7 +180,7 @@ def play_file(path: Path, seeds: list[int], steps: int, reach: int) -> dict:
                     "have": getattr(d, d.my_request),
                     "health": d.health,
                     "forager_alive": fg is not None and fg.alive if d.role != "forager" else True,
-                    # What the forager held and whether it slept (it shares food only from 8 up).
+                    # What the forager held (it shares only from SHARE_FROM up) and whether it slept.
                     "forager_has": None if fd is None else getattr(fd, d.my_request),
                     "forager_asleep": fd is not None and fd.sleeping,
                     "served_after": None,
@@ -313,7 +314,9 @@ def report(out: dict) -> dict:
             by[k + " unserved"] += r["served_after"] is None
             unserved_alive = r["served_after"] is None and r["forager_alive"]
             by[k + " unserved, forager alive"] += unserved_alive
-            by[k + " unserved, forager alive holding <8"] += unserved_alive and (r["forager_has"] or 0) < 8
+            by[f"{k} unserved, forager alive holding <{SHARE_FROM}"] += (
+                unserved_alive and (r["forager_has"] or 0) < SHARE_FROM
+            )
             by[k + " unserved, forager asleep"] += unserved_alive and r["forager_asleep"]
     kinds = Counter()
     for r in hungry:
