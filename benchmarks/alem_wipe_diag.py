@@ -35,10 +35,10 @@ DARK = 0.35  # the library's night test (light below this)
 UNFED = 3  # food or drink at or below this: the library's `fed_level`, below which nobody seals in
 
 
-def _state(d) -> str:
+def _state(food: float, drink: float, dark: bool) -> str:
     """``"dark"`` or ``"light"``, then ``"unfed"`` or ``"fed"``: the exposure a death is set against."""
-    unfed = d.food <= UNFED or d.drink <= UNFED
-    return f"{'dark' if d.light < DARK else 'light'} {'unfed' if unfed else 'fed'}"
+    unfed = food <= UNFED or drink <= UNFED
+    return f"{'dark' if dark else 'light'} {'unfed' if unfed else 'fed'}"
 
 
 def _nearest_hostile(d, xy) -> tuple[str, int] | None:
@@ -72,7 +72,7 @@ def play_file(path: Path, seeds: list[int], steps: int, reach: int) -> dict:
             d = obs_data_from_view(v)
             last[i][j] = d
             if d.alive and d.level == 0:
-                exposure[_state(d)] += 1
+                exposure[_state(d.food, d.drink, d.light < DARK)] += 1
             w = False
             if d.alive and not d.sleeping and downed_teammates(d, reach):
                 step = revive_step(d, reach=reach)
@@ -159,7 +159,6 @@ def play_file(path: Path, seeds: list[int], steps: int, reach: int) -> dict:
                     "health": d.health if d else None,
                     "food": d.food if d else None,
                     "drink": d.drink if d else None,
-                    "state": _state(d) if d else None,
                     "left": alive_after,
                 }
             )
@@ -259,11 +258,11 @@ def by_state(deaths: list[dict], exposure: dict) -> dict:
     """Overworld deaths by cause and the dying agent's state (:func:`_state`) beside the living
     agent-steps spent in each state (docs/alem.md "Judging a variant, tenth round"): whether being
     unfed goes with deaths that are not starvation or dehydration."""
-    out: dict = {"agent_steps": dict(sorted(exposure.items()))}
+    out: dict = {"agent_steps": exposure}
     for e in deaths:
-        if e["level"] == 0 and e.get("state"):
+        if e["level"] == 0 and e.get("food") is not None:
             cause = e["cause"].split(" ")[0]
-            out.setdefault(cause, Counter())[e["state"]] += 1
+            out.setdefault(cause, Counter())[_state(e["food"], e["drink"], e["dark"])] += 1
     return {k: dict(sorted(v.items())) for k, v in out.items()}
 
 

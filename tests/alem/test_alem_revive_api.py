@@ -188,18 +188,17 @@ def test_wipe_diag_sets_overworld_deaths_beside_the_states_lived_in(monkeypatch)
     "dark unfed"; overworld deaths are counted by cause (asleep folded in) and state, deaths below
     the overworld are left out, and the living agent-steps per state come along."""
     from pathlib import Path
-    from types import SimpleNamespace
 
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "benchmarks"))
     from alem_wipe_diag import _state, by_state
 
-    assert _state(SimpleNamespace(food=9, drink=3, light=0.2)) == "dark unfed"
-    assert _state(SimpleNamespace(food=4, drink=4, light=0.9)) == "light fed"
+    assert _state(9, 3, True) == "dark unfed"
+    assert _state(4, 4, False) == "light fed"
     deaths = [
-        {"cause": "zombie", "level": 0, "state": "dark unfed"},
-        {"cause": "zombie (asleep)", "level": 0, "state": "dark fed"},
-        {"cause": "zombie", "level": 1, "state": "dark unfed"},
-        {"cause": "starvation", "level": 0, "state": "light unfed"},
+        {"cause": "zombie", "level": 0, "food": 9, "drink": 3, "dark": True},
+        {"cause": "zombie (asleep)", "level": 0, "food": 5, "drink": 6, "dark": True},
+        {"cause": "zombie", "level": 1, "food": 0, "drink": 0, "dark": True},
+        {"cause": "starvation", "level": 0, "food": 0, "drink": 9, "dark": False},
     ]
     r = by_state(deaths, {"light fed": 90, "dark unfed": 10})
     assert r["zombie"] == {"dark fed": 1, "dark unfed": 1}
