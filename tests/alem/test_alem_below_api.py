@@ -237,6 +237,29 @@ def test_fountain_step_drinks_below_for_the_forager_or_the_parched():
     assert api.fountain_step(_hp(_level1(["#####", "#@..#", "#####"]), drink=1)) is None  # none known
 
 
+def test_resupply_step_climbs_parched_or_starving_and_the_forager_drinks_at_a_fountain():
+    grid = ["#######", "#F.@..#", "#######"]  # a fountain two tiles west, the ladder up two east
+    warrior = _hp(_level1(grid))
+    warrior.memory.items[1, 1, 5] = LADDER_UP
+    assert not api.short_of_supplies(warrior)
+    assert api.resupply_step(warrior) is None  # supplied: stay below
+    assert api.resupply_step(_hp(warrior, drink=2)) is None  # it has asked the forager; not parched yet
+    assert api.short_of_supplies(_hp(warrior, drink=1))
+    assert api.resupply_step(_hp(warrior, drink=1)) == RIGHT  # up: it drinks at a fountain 1 time in 10
+    assert api.resupply_step(_hp(warrior, food=1)) == RIGHT  # no food below for it
+    assert api.resupply_step(_hp(warrior, drink=2), drink=2) == RIGHT
+    forager = replace(warrior, role="forager")
+    assert api.resupply_step(_hp(forager, drink=4)) is None
+    assert api.resupply_step(_hp(forager, drink=3)) == LEFT  # the team's water carrier drinks at the fountain
+    assert api.resupply_step(_hp(forager, drink=3), fountain_reach=1) == RIGHT  # too far: up
+    assert api.resupply_step(_hp(forager, food=2)) == RIGHT  # hungry: up, even with a fountain near
+    on = _hp(_level1(["@.."]), drink=0)
+    on.memory.items[1, 0, 0] = LADDER_UP
+    assert api.resupply_step(on) == ASCEND  # standing on it
+    assert api.resupply_step(_hp(_level1(["@.."]), drink=0)) is None  # no ladder up known
+    assert api.resupply_step(replace(_hp(warrior, drink=0), level=0)) is None  # the overworld
+
+
 def test_regroup_step_brings_non_warriors_back_to_the_warrior():
     grid = ["#########", "#@......#", "#########"]
     warrior = Teammate(1, "warrior", 7, 1, 6, 0, 6, 9.0)

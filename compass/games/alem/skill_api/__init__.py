@@ -96,8 +96,10 @@ from compass.games.alem.skill_api.below import (
     next_entry_step,
     potion_step,
     regroup_step,
+    resupply_step,
     safe_revive_step,
     shoot_arrow,
+    short_of_supplies,
 )
 from compass.games.alem.skill_api.coordination import (
     CALL_REQUEST,
@@ -415,6 +417,9 @@ EXPORTS: tuple[str, ...] = (
     "leave_cleared_step",
     "body_in_danger",
     "safe_revive_step",
+    # water and food for the team below: up the ladder when parched or starving
+    "short_of_supplies",
+    "resupply_step",
     # reviving, second pass: bodies beside a creature, and nights, wait
     "night_out",
     "body_threatened",
@@ -737,6 +742,8 @@ __all__ = [
     "leave_cleared_step",
     "body_in_danger",
     "safe_revive_step",
+    "short_of_supplies",
+    "resupply_step",
     "night_out",
     "body_threatened",
     "careful_revive_step",

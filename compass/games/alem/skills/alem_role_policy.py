@@ -27,7 +27,8 @@ def alem_role_policy(obs: str) -> int:
     done (from step 1200), or late in the episode from a cleared level. Below the overworld: shoot
     creatures in line with a found bow, drink a first potion, open chests (the warrior's first chest on
     level 1 holds the bow), the forager eats a snail, and once the level is cleared the team goes down
-    again at once (or climbs back up for food when short with no ladder down known). A downed teammate
+    again at once (or climbs back up for food when short with no ladder down known); parched or starving
+    below, it climbs back to the overworld's water and food. A downed teammate
     within reach is revived (walk to its body, face it, Do); back with the food and drink it died with, at
     1 or less it eats, drinks or asks anyone first, and a teammate asking at 1 health is fed from a
     smaller buffer. The warrior hunts nearby monsters, the forager keeps the team fed, the miner mines and
@@ -124,6 +125,13 @@ def alem_role_policy(obs: str) -> int:
     water = nearest(d, "water")
     if d.drink <= drink_urgent and water is not None:
         return act_on(d, water)
+    # Water and food below (docs/alem.md "Judging a variant, eleventh round"): level 1 has no water but
+    # fountains and no food but the forager's snails; parched or starving, the team goes back up by the
+    # known ladder (the forager drinks at a known fountain instead), and not back down in that state.
+    short = short_of_supplies(d)
+    step = resupply_step(d)
+    if step is not None:
+        return step
     # Feeding the revived (docs/alem.md "Feeding the revived"): food and drink before sleep for an agent
     # back from the dead with what it died with (0 food after starving): eat or drink near, else ask anyone.
     # Kept on 192 fresh Hard tuning seeds (200-391): +0.49 team Total %, paired 90 % CI [+0.14, +0.84].
@@ -371,7 +379,7 @@ def alem_role_policy(obs: str) -> int:
     # Descend once the overworld basics are done (every teammate is teleported along and unlocks the
     # next level's Enter achievement), or late in the episode from deeper cleared levels.
     late = d.step > 0.6 * d.max_steps or (d.level == 0 and d.step >= descend_from and inv["pickaxe"] >= 1)
-    if late:
+    if late and (d.level >= 1 or not short):
         step = descend_step(d)  # also from the ladder the agent stands on (the view omits its tile)
         if step is not None:
             return step
