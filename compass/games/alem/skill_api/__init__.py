@@ -25,7 +25,8 @@ The helpers live in layers, each importing only the ones above it:
 * :mod:`.handover` — a mining handover on purpose: the pair starts one and completes it.
 * :mod:`.mine_sync` — the mining sync sites: the miner mines while teammates Do on the tile.
 * :mod:`.evening` — into the night fed and sealed: a sealing stone asked of the team, food and drink
-  topped up before dusk, a non-miner's seal placed as a furnace (any role places one at once).
+  topped up before dusk, a non-miner's seal placed as a furnace (any role places one at once), sealing
+  in short of food or drink with a forager to give.
 * :mod:`.fed` — eating and drinking only at water or a ripe plant the agent has a known path to.
 * :mod:`.plants` — plants on the way: a sapling placed where the agent stands, ripe plants left to
   the teammates that need them, the forager's body revived first.
@@ -133,6 +134,7 @@ from compass.games.alem.skill_api.coordination import (
 )
 from compass.games.alem.skill_api.evening import (
     evening_topup_step,
+    fed_by_give,
     furnace_exit_step,
     furnace_seal,
     shelter_stone_step,
@@ -343,10 +345,11 @@ EXPORTS: tuple[str, ...] = (
     "ring_room_stones",
     "place_at",
     "descend_step",
-    # into the night fed and sealed (a stone asked for, food and drink topped up before dusk)
+    # into the night fed and sealed (a stone asked for, food and drink topped up before dusk, sealed in fed by Give)
     "stone_for_shelter",
     "shelter_stone_step",
     "evening_topup_step",
+    "fed_by_give",
     "furnace_seal",
     "furnace_exit_step",
     # fight or keep away (a hard elite takes no damage from one agent)
@@ -644,6 +647,7 @@ __all__ = [
     "facing_free_ground",
     "farm_step",
     "feed_step",
+    "fed_by_give",
     "fed_step",
     "finish_descent_step",
     "first_body",
