@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -117,6 +118,8 @@ def _play_together(jobs, steps, difficulty, preset, on_step, on_result) -> list:
     envs = [make_alem(difficulty, max_steps=steps, text=False, preset=preset) for _ in jobs]
     executor = SkillExecutor("compass.games.alem.skill_api", seed=[s for _, s in jobs])
     trackers = [EpisodeTracker() for _ in envs]
+    # A skill that raises plays NOOP for that agent: count it, so a broken variant is not read as a weak one.
+    errors: list[list] = [[] for _ in envs]
     n = envs[0].n_agents
     views = [e.reset(s) for e, (_, s) in zip(envs, jobs, strict=True)]
     running = list(range(len(envs)))
@@ -127,6 +130,7 @@ def _play_together(jobs, steps, difficulty, preset, on_step, on_result) -> list:
         inputs = [e.step_idle() for e in envs]
         for k, i in enumerate(running):
             actions = [r.action for r in results[n * k : n * (k + 1)]]
+            errors[i] += [r.error for r in results[n * k : n * (k + 1)] if r.error is not None]
             inputs[i] = envs[i].step_begin(actions)
             if on_step is not None:
                 on_step(i, views[i], actions)
@@ -141,6 +145,12 @@ def _play_together(jobs, steps, difficulty, preset, on_step, on_result) -> list:
             if not res.done:
                 still.append(i)
         running = still
+    for (_, seed), errs in zip(jobs, errors, strict=True):
+        if errs:
+            print(
+                f"warning: seed {seed}: the skill raised on {len(errs)} agent-steps; the first: {errs[0]}",
+                file=sys.stderr,
+            )
     return trackers
 
 

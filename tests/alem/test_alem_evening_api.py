@@ -205,3 +205,31 @@ def test_a_furnace_seals_a_corridor_in_the_real_env(alem_overworld):
     d = obs_data_from_view(env.step(acts).views[me])
     assert api.enclosed(d, walls_only=True) and d.inventory["stone"] == 0
     assert api.block_at(d, (col, row + 2)) == "furnace"
+
+
+def test_fed_by_give_seals_a_short_non_forager_in_at_night_while_a_forager_lives():
+    forager = Teammate(1, "forager", 6, 4, 4, 1, 5, 9.0)
+    field = ["~.....", "~..@..", "~....."]
+    # Night (day step 150), food 2 and drink 3, a forager alive: it may seal in on what it holds.
+    night = _obs(field, status=_vitals(food=2, drink=3), teammates=[forager], step=300 + 150)
+    assert api.fed_by_give(night)
+    # By day it is not (it drinks and eats first), unless it is dark.
+    assert not api.fed_by_give(_obs(field, status=_vitals(food=2, drink=3), teammates=[forager], step=50))
+    dark = _obs(field, status=_vitals(food=2, drink=3), teammates=[forager], step=50, light=0.2)
+    assert api.fed_by_give(dark)
+    # Too short, or nobody to give: it goes for water as before.
+    assert not api.fed_by_give(_obs(field, status=_vitals(food=2, drink=2), teammates=[forager], step=150))
+    assert not api.fed_by_give(_obs(field, status=_vitals(food=1, drink=9), teammates=[forager], step=150))
+    assert api.fed_by_give(
+        _obs(field, status=_vitals(food=1, drink=2), teammates=[forager], step=150), food=1, drink=2
+    )
+    assert not api.fed_by_give(_obs(field, status=_vitals(food=2, drink=3), teammates=[MATE], step=150))
+    dead = Teammate(1, "forager", 6, 4, 4, 1, 5, 0.0, alive=False)
+    assert not api.fed_by_give(_obs(field, status=_vitals(food=2, drink=3), teammates=[dead], step=150))
+    # The forager itself (the team's giver) and agents below the overworld are not concerned.
+    assert not api.fed_by_give(
+        _obs(field, role="forager", status=_vitals(food=2, drink=3), teammates=[MATE], step=150)
+    )
+    assert not api.fed_by_give(
+        _obs(field, status=_vitals(food=2, drink=3), teammates=[forager], step=150, level=1)
+    )

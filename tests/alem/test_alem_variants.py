@@ -138,3 +138,22 @@ def test_play_in_chunks_gives_the_episodes_one_batch_gives(monkeypatch):
     together = play(jobs, 40, chunk=3)
     assert seen == {0, 1, 2}
     assert [t.score().as_dict() for t in chunked] == [t.score().as_dict() for t in together]
+
+
+@needs_alem
+def test_a_variant_whose_skill_raises_is_reported_not_scored_in_silence(monkeypatch, tmp_path, capfd):
+    # A variant calling a helper its skill API lacks (played against another checkout's API) raises on
+    # every step and plays NOOP: its rows look like a weak team unless the errors are said.
+    monkeypatch.syspath_prepend(str(BENCH))
+    from alem_dev import load_policy, play
+
+    text = (LIBRARY / "alem_role_policy.py").read_text()
+    broken = tmp_path / "alem_role_policy.py"
+    broken.write_text(
+        text.replace("    d = parse_obs(obs)\n", "    d = parse_obs(obs)\n    no_such_helper(d)\n", 1)
+    )
+    play([(load_policy(broken), 5)], 5)
+    err = capfd.readouterr().err
+    assert "seed 5: the skill raised on 15 agent-steps" in err and "no_such_helper" in err
+    play([(load_policy(LIBRARY / "alem_role_policy.py"), 5)], 5)
+    assert "raised" not in capfd.readouterr().err
