@@ -17,7 +17,9 @@ one leaves through another wall (:func:`furnace_seal`, :func:`furnace_exit_step`
 
 Measured in the library on Hard tuning block I (48 seeds), none of them paid: the top-up tied
 (-0.59 team Total %), the stone request with it and the furnace seal lost (-1.47, -1.51), so
-``alem_role_policy`` uses none of them (docs/alem.md, the eighth pass's table).
+``alem_role_policy`` uses none of them (docs/alem.md, the eighth pass's table). Sealing in short of
+food or drink with a forager to give (:func:`fed_by_give`) lost on 240 fresh Hard seeds (-0.64,
+docs/alem.md "Judging a variant, twelfth round"): the library does not use it either.
 """
 
 from __future__ import annotations

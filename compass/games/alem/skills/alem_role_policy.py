@@ -67,10 +67,6 @@ def alem_role_policy(obs: str) -> int:
     me = d.position
     mates = team_alive(d)
     forager_alive = any(t.role == "forager" for t in mates)
-    # Sealed in, fed by Give (docs/alem.md "Judging a variant, twelfth round"): at night on the overworld a
-    # non-forager with a living forager seals in from lower food and drink instead of staying out at water
-    # (it asks for drink first; a Give reaches through walls).
-    give_fed = fed_by_give(d, dusk=dusk, dawn=dawn)
 
     # Below the overworld, I (issue 23 item 2): the bow before any other fight (an arrow does 5 damage).
     if d.level >= 1:
@@ -127,7 +123,7 @@ def alem_role_policy(obs: str) -> int:
         if d.drink <= drink_request:
             return request("drink")
     water = nearest(d, "water")
-    if d.drink <= drink_urgent and water is not None and not give_fed:
+    if d.drink <= drink_urgent and water is not None:
         return act_on(d, water)
     # Water and food below (docs/alem.md "Judging a variant, eleventh round"): level 1 has no water but
     # fountains and no food but the forager's snails; parched or starving, the team goes back up by the
@@ -206,21 +202,17 @@ def alem_role_policy(obs: str) -> int:
         return step
 
     # 3. Survival.
-    if water is not None and not give_fed \
-            and (d.drink <= thirst or (d.drink < d.max_food - 1 and distance(me, water) == 1)):
+    if water is not None and (d.drink <= thirst or (d.drink < d.max_food - 1 and distance(me, water) == 1)):
         if role != "forager" and forager_alive and d.drink <= drink_urgent and d.my_request is None:
             return request("drink")
         return act_on(d, water)
-    if d.drink <= thirst and water is None and not give_fed:
+    if d.drink <= thirst and water is None:
         return explore(d)
     # Nights are spent sealed in a stone tunnel, asleep (zombies come out in the dark; sleepers take
     # 2.5x damage). Daytime naps only when exhausted.
-    # Starving or thirsty sleepers lose health all night, unless a teammate's Give reaches them.
-    fed = (d.food > fed_level and d.drink > fed_level) or give_fed
+    fed = d.food > fed_level and d.drink > fed_level  # starving or thirsty sleepers lose health all night
     night = shelter_time(d, dusk, dawn) or d.light < 0.35
     if enclosed(d):
-        if give_fed and d.my_request is None and d.drink <= drink_request:
-            return request("drink")
         if (night or d.energy <= 3) and (fed or d.energy <= 1):
             return sleep() if d.energy < d.max_energy else noop()
         out = dig_out(d)
