@@ -119,7 +119,8 @@ def _play_together(jobs, steps, difficulty, preset, on_step, on_result) -> list:
     executor = SkillExecutor("compass.games.alem.skill_api", seed=[s for _, s in jobs])
     trackers = [EpisodeTracker() for _ in envs]
     # A skill that raises plays NOOP for that agent: count it, so a broken variant is not read as a weak one.
-    errors: list[list] = [[] for _ in envs]
+    errors = [0] * len(envs)
+    first_error: list = [None] * len(envs)
     n = envs[0].n_agents
     views = [e.reset(s) for e, (_, s) in zip(envs, jobs, strict=True)]
     running = list(range(len(envs)))
@@ -130,7 +131,10 @@ def _play_together(jobs, steps, difficulty, preset, on_step, on_result) -> list:
         inputs = [e.step_idle() for e in envs]
         for k, i in enumerate(running):
             actions = [r.action for r in results[n * k : n * (k + 1)]]
-            errors[i] += [r.error for r in results[n * k : n * (k + 1)] if r.error is not None]
+            for r in results[n * k : n * (k + 1)]:
+                if r.error is not None:
+                    errors[i] += 1
+                    first_error[i] = first_error[i] or r.error
             inputs[i] = envs[i].step_begin(actions)
             if on_step is not None:
                 on_step(i, views[i], actions)
@@ -145,10 +149,10 @@ def _play_together(jobs, steps, difficulty, preset, on_step, on_result) -> list:
             if not res.done:
                 still.append(i)
         running = still
-    for (_, seed), errs in zip(jobs, errors, strict=True):
-        if errs:
+    for (_, seed), count, first in zip(jobs, errors, first_error, strict=True):
+        if count:
             print(
-                f"warning: seed {seed}: the skill raised on {len(errs)} agent-steps; the first: {errs[0]}",
+                f"warning: seed {seed}: the skill raised on {count} agent-steps; the first: {first}",
                 file=sys.stderr,
             )
     return trackers

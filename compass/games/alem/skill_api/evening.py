@@ -39,13 +39,8 @@ from compass.games.alem.skill_api.knowledge import (
     team_alive,
     walkable,
 )
-from compass.games.alem.skill_api.survival import (
-    base_anchor,
-    refuel_step,
-    shelter_plan,
-    shelter_time,
-    time_of_day,
-)
+from compass.games.alem.skill_api.revive import night_out
+from compass.games.alem.skill_api.survival import base_anchor, refuel_step, shelter_plan, time_of_day
 from compass.games.alem.skill_api.tactics import dig_out, enclosed
 
 
@@ -146,8 +141,8 @@ def furnace_exit_step(d: ObsData, stay: bool) -> int | None:
 
 
 def fed_by_give(d: ObsData, food: int = 2, drink: int = 3, dusk: int = 120, dawn: int = 265) -> bool:
-    """Whether this agent may seal in for the night on what it holds: on the overworld, in the night
-    (:func:`shelter_time` from ``dusk`` to ``dawn``, or light below 0.35), a non-forager with a living
+    """Whether this agent may seal in for the night on what it holds: in the overworld's night
+    (:func:`night_out`: from ``dusk`` to ``dawn``, or light below 0.35), a non-forager with a living
     forager, at ``food`` food and ``drink`` drink or more.
 
     Why: an agent short of food or drink (3 or less) stays out at night, at water (where a non-forager
@@ -155,8 +150,8 @@ def fed_by_give(d: ObsData, food: int = 2, drink: int = 3, dusk: int = 120, dawn
     as a fed one (docs/alem.md "Hunger behind the zombie deaths"). Sealed in, it loses drink half as
     fast as awake, and its requests are served by Give, which reaches through walls at any distance.
     """
-    if d.level != 0 or d.role == "forager" or d.food < food or d.drink < drink:
+    if d.role == "forager" or d.food < food or d.drink < drink:
         return False
     if not any(t.role == "forager" for t in team_alive(d)):
         return False
-    return shelter_time(d, dusk, dawn) or d.light < 0.35
+    return night_out(d, dusk, dawn)
