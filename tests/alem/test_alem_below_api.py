@@ -221,6 +221,17 @@ def test_dodge_fire_step_steps_off_the_line_toward_the_warrior():
     assert api.dodge_fire_step(corridor) is None  # no tile off the line
 
 
+def test_dodge_fire_step_on_the_overworld_only_when_asked():
+    # A skeleton shoots along its row or column as an orc mage does (alem's `_move_ranged_mob`).
+    d = _obs([".....", ".....", "..@..", ".....", "....."], role="miner")
+    skeleton = Mob(300, "skeleton", "ranged", 2, 0, 0, -2, 2, 3.0)
+    d = replace(d, mobs=[skeleton])
+    assert api.dodge_fire_step(d) is None  # the overworld is left alone by default
+    assert api.dodge_fire_step(d, overworld=True) in (RIGHT, ACTION_LABELS.index("Move West"))
+    walled = replace(_obs([".....", "#####", "..@..", ".....", "....."]), mobs=[skeleton])
+    assert api.dodge_fire_step(walled, overworld=True) is None  # stone between: no line
+
+
 def test_fountain_step_drinks_below_for_the_forager_or_the_parched():
     grid = ["#####", "#@.F#", "#####"]
     forager = replace(_hp(_level1(grid), drink=4), role="forager")

@@ -290,16 +290,19 @@ def in_fire_line(d: ObsData, xy: Point, reach: int = FIRE_REACH) -> bool:
     return xy in fire_lines(d, reach)
 
 
-def dodge_fire_step(d: ObsData, reach: int = FIRE_REACH, max_health: float = 9) -> int | None:
+def dodge_fire_step(
+    d: ObsData, reach: int = FIRE_REACH, max_health: float = 9, overworld: bool = False
+) -> int | None:
     """Below the overworld, at ``max_health`` or below, step out of a ranged creature's line of fire
     (:func:`in_fire_line`) onto a free adjacent tile that is in none, preferring one no melee creature
-    stands next to, then the one nearest the warrior (or the team). ``None`` on the overworld, above
-    ``max_health``, when out of every line, when a hostile creature is adjacent (hit it instead: a
-    mage one tile away dies to two of the warrior's blows), or when no free tile is out of the lines.
+    stands next to, then the one nearest the warrior (or the team). ``None`` on the overworld (unless
+    ``overworld``: a skeleton shoots as an orc mage does), above ``max_health``, when out of every
+    line, when a hostile creature is adjacent (hit it instead: a mage one tile away dies to two of the
+    warrior's blows), or when no free tile is out of the lines.
 
     Why a health bar: dodging every line also keeps healthy agents from ever reaching a mage (on Hard
     tuning seeds 0-23 always dodging cost six of eight DEFEAT_ORC_MAGE unlocks; docs/alem.md)."""
-    if d.level < 1 or d.health > max_health:
+    if (d.level < 1 and not overworld) or d.health > max_health:
         return None
     lines = fire_lines(d, reach)
     if d.position not in lines or hostile_mobs(d, 1):
