@@ -8,7 +8,10 @@ state; per sleep onset (the step an agent falls asleep) it records the time of d
 whether it was walled in (``enclosed``), the nearest hostile creature and the nearest teammate; per death the cause, whether it was asleep, the onset it slept from and, for
 starvation and dehydration, what the last 200 steps held (forager alive, requests open, food); at
 the day steps in ``EVENING`` every living agent's state (fed? walled in? stone, pickaxe?), for the
-eighth pass (docs/alem.md "Nights, eighth pass: into the night fed and sealed").
+eighth pass (docs/alem.md "Nights, eighth pass: into the night fed and sealed"); and a census of
+every living overworld agent-step in the library's night window (walled in, or out with or without
+a shelter plan, awake or asleep, how far the plan's first tile lies: "Judging a variant, fifteenth
+round").
 
     python benchmarks/alem_nights_diag.py main=compass/games/alem/skills/alem_role_policy.py \\
         v1=/tmp/v1/alem_role_policy.py --seeds 0-23 --steps 3000 --out /tmp/nights.json
@@ -76,6 +79,25 @@ def snapshot(d, action: int) -> dict:
     }
 
 
+def night_census_key(d) -> str | None:
+    """Where a living overworld agent stands in the library's night window (``night_out``): ``sealed``
+    (walled in), else ``asleep`` or the distance band to the first tile of its shelter plan (the base's,
+    else its own, as ``bunker_step`` chooses), ``no plan`` when it has none. ``None`` outside the window."""
+    from compass.games.alem.skill_api import base_anchor, distance, enclosed, night_out, shelter_plan
+
+    if not night_out(d):
+        return None
+    if enclosed(d):
+        return "sealed"
+    if d.sleeping:
+        return "asleep in the open"
+    plan = shelter_plan(d, base_anchor(d)) or shelter_plan(d)
+    if plan is None:
+        return "no plan"
+    far = distance(d.position, plan[1][0])
+    return "plan 0-3 tiles" if far <= 3 else "plan 4-10 tiles" if far <= 10 else "plan 11+ tiles"
+
+
 def left_shelter(h: list[dict]) -> dict | None:
     """The first step after the last stretch walled in (``sealed``) in a dead agent's history: when it
     came out, how healthy it was and how far the nearest creature stood (None if never sealed)."""
@@ -117,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     evenings: list[dict] = []  # every living agent at the day steps in EVENING (eighth pass)
     deaths: list[dict] = []
     revived: list[Counter] = [Counter() for _ in jobs]  # per job: times each agent was revived
+    census: dict[str, Counter] = {name: Counter() for name in policies}  # night agent-steps by state
 
     def on_step(i: int, views: list, actions: list[int]) -> None:
         for j, v in enumerate(views):
@@ -124,6 +147,9 @@ def main(argv: list[str] | None = None) -> int:
             if not d.alive:
                 continue
             roles[i][j] = d.role
+            key = night_census_key(d)
+            if key is not None:
+                census[jobs[i][0]][key] += 1
             snap = snapshot(d, actions[j])
             hist[i][j].append(snap)
             if snap["tod"] in EVENING:
@@ -183,6 +209,7 @@ def main(argv: list[str] | None = None) -> int:
             "per_seed": {r["seed"]: round(r["team_total_pct"], 2) for r in mine},
             "sleep_onsets": len([s for s in sleeps if s["variant"] == name]),
             "sleep_onsets_unsealed": len([s for s in sleeps if s["variant"] == name and not s["enclosed"]]),
+            "night_census": dict(census[name].most_common()),
         }
         print(name, json.dumps({k: v for k, v in report[name].items() if k != "per_seed"}), flush=True)
         print("  per seed", report[name]["per_seed"], flush=True)
