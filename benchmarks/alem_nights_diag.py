@@ -81,8 +81,9 @@ def snapshot(d, action: int) -> dict:
 
 def night_census_key(d) -> str | None:
     """Where a living overworld agent stands in the library's night window (``night_out``): ``sealed``
-    (walled in), else ``asleep`` or the distance band to the first tile of its shelter plan (the base's,
-    else its own, as ``bunker_step`` chooses), ``no plan`` when it has none. ``None`` outside the window."""
+    (walled in), else ``asleep in the open``, else the distance band to the first tile of its shelter
+    plan (the base's, else its own, as ``bunker_step`` chooses: ``plan 0-3 tiles`` ...), or ``no plan``.
+    ``None`` outside the window."""
     from compass.games.alem.skill_api import base_anchor, distance, enclosed, night_out, shelter_plan
 
     if not night_out(d):
