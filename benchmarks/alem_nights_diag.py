@@ -82,9 +82,10 @@ def snapshot(d, action: int) -> dict:
 def night_census_key(d) -> str | None:
     """Where a living overworld agent stands in the library's night window (``night_out``): ``sealed``
     (walled in), else ``asleep in the open``, else the distance band to the first tile of its shelter
-    plan (the base's, else its own, as ``bunker_step`` chooses: ``plan 0-3 tiles`` ...), or ``no plan``.
-    ``None`` outside the window."""
-    from compass.games.alem.skill_api import base_anchor, distance, enclosed, night_out, shelter_plan
+    plan (``bunker_plan``, the base's else its own, as ``bunker_step`` chooses: ``plan 0-3 tiles`` ...),
+    or ``no plan``. ``None`` outside the window."""
+    from compass.games.alem.skill_api import distance, enclosed, night_out
+    from compass.games.alem.skill_api.survival import bunker_plan
 
     if not night_out(d):
         return None
@@ -92,7 +93,7 @@ def night_census_key(d) -> str | None:
         return "sealed"
     if d.sleeping:
         return "asleep in the open"
-    plan = shelter_plan(d, base_anchor(d)) or shelter_plan(d)
+    plan = bunker_plan(d)
     if plan is None:
         return "no plan"
     far = distance(d.position, plan[1][0])

@@ -164,10 +164,23 @@ def _shelter_step(
     its first tile lies farther than ``within`` tiles."""
     if enclosed(d, walls_only=walls_only):
         return SLEEP if d.energy < d.max_energy else NOOP
+    return _follow_plan(d, bunker_plan(d, anchor, radius, skip_taken, within))
+
+
+def bunker_plan(
+    d: ObsData,
+    anchor: Point | None = None,
+    radius: int = 25,
+    skip_taken: bool = False,
+    within: int | None = None,
+) -> tuple[str, tuple[Point, Point, Point]] | None:
+    """The :func:`shelter_plan` that :func:`bunker_step` and :func:`rest_step` follow: the one around
+    ``anchor`` (default the base), else (none there, or with ``within`` its first tile farther than
+    ``within`` tiles) the one around the agent; ``None`` when neither exists."""
     plan = shelter_plan(d, anchor if anchor is not None else base_anchor(d), radius, skip_taken)
     if plan is None or (within is not None and distance(d.position, plan[1][0]) > within):
         plan = shelter_plan(d, None, radius, skip_taken)
-    return _follow_plan(d, plan)
+    return plan
 
 
 def _follow_plan(d: ObsData, plan: tuple[str, tuple[Point, Point, Point]] | None) -> int | None:
