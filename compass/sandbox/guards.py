@@ -14,7 +14,7 @@ decide from the source is decided here, cheaply, before the C code runs:
 * the skill API's helpers are sealed (callable, nothing else reachable) and its constants frozen.
 
 What stays possible (many modest allocations, a slow numpy call on API data) is bounded by the
-isolated worker's ``RLIMIT_AS``/``RLIMIT_CPU`` and wall-clock deadline.
+isolated worker's ``RLIMIT_AS``/``RLIMIT_CPU`` and its per-item CPU deadline.
 """
 
 from __future__ import annotations
@@ -42,7 +42,11 @@ from compass.core.errors import CompassError
 MAX_SEQUENCE = 1_000_000  # elements (or characters) a skill may build in one operation
 MAX_INT_BITS = 100_000
 MAX_WIDTH = 10_000  # format widths and precisions
-TIME_CHECK_EVERY = 256  # ticks between wall-clock checks (power of two)
+TIME_CHECK_EVERY = 256  # ticks between clock checks (power of two)
+#: The budget's clock: CPU seconds of the calling thread. A process that waits for a core (a
+#: loaded machine, a paused VM) does not spend a skill's time, so the same call under the same
+#: seed passes or fails alike however busy the machine is (a wall clock made traces differ).
+CLOCK = time.thread_time
 
 # Attributes refused at compile time and by getattr(): format strings reach attributes that the
 # policy forbids; numpy arrays reachable from API data could write files or hand out pointers.
@@ -70,11 +74,11 @@ class BudgetExceeded(SkillError):
 
 
 class _GCClock:
-    """Seconds this process has spent in garbage collections, from ``gc.callbacks``.
+    """CPU seconds this process's threads have spent in garbage collections, from ``gc.callbacks``.
 
     A full collection of a large host process's heap (JAX, torch, an evaluation's results) can
-    stop a skill for seconds in the middle of a call; that pause is the process's, not the
-    skill's, so the wall-clock budget does not count it. The clock's ``start`` hook is the first
+    stop a skill for seconds in the middle of a call; that work is the process's, not the
+    skill's, so the budget does not count it. The clock's ``start`` hook is the first
     callback and its ``stop`` hook the last at import, so other callbacks' work counts as the
     collection's too.
     """
@@ -87,11 +91,11 @@ class _GCClock:
 
     def start(self, phase: str, info: dict) -> None:
         if phase == "start":
-            self._since = time.perf_counter()
+            self._since = CLOCK()
 
     def stop(self, phase: str, info: dict) -> None:
         if phase == "stop":
-            self.total += time.perf_counter() - self._since
+            self.total += CLOCK() - self._since
 
 
 GC_CLOCK = _GCClock()
@@ -106,10 +110,10 @@ gc.callbacks.append(GC_CLOCK.stop)
 class Budget:
     """Counts loop iterations, comprehension items and calls of one skill call, and its time.
 
-    The time is wall-clock time since :meth:`start` less the time the process spent in garbage
-    collections meanwhile (:class:`_GCClock`, up to ``GC_GRACE_SECONDS``). Once exceeded it stays
-    tripped for the rest of the call: every later tick raises again, and the executor reports the
-    overrun even if the skill swallowed the exception.
+    The time is the calling thread's CPU time since :meth:`start` (:data:`CLOCK`) less the time
+    spent in garbage collections meanwhile (:class:`_GCClock`, up to ``GC_GRACE_SECONDS``). Once
+    exceeded it stays tripped for the rest of the call: every later tick raises again, and the
+    executor reports the overrun even if the skill swallowed the exception.
     """
 
     __slots__ = ("max_ticks", "max_seconds", "ticks", "deadline", "gc_at_start", "tripped", "line")
@@ -128,7 +132,7 @@ class Budget:
         self.tripped = None
         self.line = None
         self.gc_at_start = GC_CLOCK.total
-        self.deadline = time.perf_counter() + self.max_seconds
+        self.deadline = CLOCK() + self.max_seconds
 
     def tick(self) -> None:
         self.ticks += 1
@@ -146,10 +150,8 @@ class Budget:
         if self.tripped is None:
             if self.ticks > self.max_ticks:
                 self.tripped = f"loop budget exceeded ({self.max_ticks} iterations)"
-            elif (
-                time.perf_counter() - min(GC_CLOCK.total - self.gc_at_start, GC_GRACE_SECONDS) > self.deadline
-            ):
-                self.tripped = f"time budget exceeded ({self.max_seconds:.2f} s)"
+            elif CLOCK() - min(GC_CLOCK.total - self.gc_at_start, GC_GRACE_SECONDS) > self.deadline:
+                self.tripped = f"time budget exceeded ({self.max_seconds:.2f} s of CPU)"
         if self.tripped is not None:
             raise BudgetExceeded(self.tripped, kind="budget")
 

@@ -3,9 +3,9 @@
 Each step's skill calls of all agents go to the worker(s) as one batch (one round trip per step,
 not per agent); the worker answers item by item. A batch of batched episodes' items goes in
 parts the worker runs as they arrive when asked (``parts_from``), so the parent pickles while it
-works. A
-worker that does not answer an item within the hard deadline, or dies (``RLIMIT_AS``,
-``RLIMIT_CPU``, a crash in C), is killed and replaced by a warm spare: the agent whose skill was
+works. A worker whose item runs past the hard deadline (CPU seconds, so a loaded machine cannot
+make an honest skill miss it), that does not answer at all within the wall-clock backstop, or
+that dies (``RLIMIT_AS``, ``RLIMIT_CPU``, a crash in C), is killed and replaced by a warm spare: the agent whose skill was
 running gets a :class:`SkillError` and the default action, the agents before it keep their
 results, and the agents after it are run again on the new worker. Workers start from a scrubbed
 environment (no API keys) with only their pipes open; see :mod:`compass.sandbox.worker` for the
@@ -48,6 +48,10 @@ _SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else None  # memory-backed wh
 # Variables a worker may see; everything else (API keys, tokens, cloud credentials) stays behind.
 ENV_ALLOW = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONHASHSEED", "SYSTEMROOT")
 STARTUP_SECONDS = 120.0  # importing the API on a loaded two-core machine can take a while
+#: Wall-clock seconds, beyond the hard deadline, that an item may go unanswered before its worker
+#: is taken for hung although the CPU deadline has not ended it. Skills cannot sleep or wait on
+#: anything, so only a stalled process (swapping, a paused machine) comes near it.
+WALL_BACKSTOP_SECONDS = 30.0
 PARTS_FROM = 8  # with parts on, a batch of this many items or more goes in parts (IsolatedExecutor._send)
 
 #: ``wait(ready)``: returns once ``ready(timeout)`` is true, raises ``TimeoutError`` when the worker
@@ -129,11 +133,23 @@ class _Worker:
         return PROGRESS.unpack_from(self.progress, 0)
 
 
-_SIGNALS = {signal.SIGKILL: "killed", signal.SIGXCPU: "CPU limit", signal.SIGSEGV: "crashed (SIGSEGV)"}
+_SIGNALS = {
+    signal.SIGKILL: "killed",
+    signal.SIGXCPU: "CPU limit",
+    signal.SIGSEGV: "crashed (SIGSEGV)",
+    signal.SIGPROF: "CPU deadline",
+}
 
 
 class IsolatedExecutor:
-    """Runs skills in locked-down worker processes; same interface as ``SkillExecutor``."""
+    """Runs skills in locked-down worker processes; same interface as ``SkillExecutor``.
+
+    ``hard_seconds`` (default twice the budget plus 0.5) is the CPU time one item may use before
+    the worker's profiling timer ends it: the budget stops Python-level loops first; this stops a
+    loop in C. Both count CPU time, not wall time, so whether a skill fails does not depend on how
+    busy the machine is (same seed, same trace). ``wall_seconds`` bounds a worker that stops
+    answering without using CPU.
+    """
 
     def __init__(
         self,
@@ -157,6 +173,7 @@ class IsolatedExecutor:
         self._init = (api, max_ticks, max_seconds, memory_mb)
         # The worker's own budget fires first for Python-level loops; this catches C-level hangs.
         self.hard_seconds = hard_seconds if hard_seconds is not None else 2 * max_seconds + 0.5
+        self.wall_seconds = self.hard_seconds + WALL_BACKSTOP_SECONDS
         self.restarts = 0
         self.parts_from = parts_from  # None: every batch in one message
         self._spare_on = spare
@@ -188,7 +205,17 @@ class IsolatedExecutor:
         proc.stdin.close()
         proc.stdout.close()
         api, max_ticks, max_seconds, memory_mb = self._init
-        w.send.send(("init", api, self._seeds_of(index), max_ticks, max_seconds, memory_mb, path))
+        init = (
+            "init",
+            api,
+            self._seeds_of(index),
+            max_ticks,
+            max_seconds,
+            self.hard_seconds,
+            memory_mb,
+            path,
+        )
+        w.send.send(init)
         os.set_blocking(w.send.fileno(), False)  # see _Worker.post
         return w
 
@@ -356,8 +383,12 @@ class IsolatedExecutor:
             if not hung and not refused:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     w.proc.wait(timeout=2)  # reap it to learn what ended it
+            # The worker's profiling timer ended it: the item ran past the hard deadline.
+            hung = hung or w.proc.returncode == -signal.SIGPROF
             why = (
-                f"no answer within {self.hard_seconds:.2f} s (stuck in C code?)"
+                f"no answer within {self.wall_seconds:.0f} s (stalled?)"
+                if isinstance(exc, TimeoutError)
+                else f"no answer within {self.hard_seconds:.2f} s of CPU (stuck in C code?)"
                 if hung
                 else f"its worker sent a reply that is not plain values ({exc})"
                 if refused
@@ -394,25 +425,26 @@ class IsolatedExecutor:
 
     def _watch(self, w: _Worker, ready: Callable[[float], bool]) -> None:
         """Until ``ready(timeout)`` (a reply to read, room in the pipe) while worker ``w`` runs the
-        current batch; TimeoutError when one item overruns the hard deadline, or when the worker,
+        current batch; TimeoutError when one item goes unanswered past the wall-clock backstop
+        (an item past the hard deadline in CPU time ends the worker itself), or when the worker,
         between parts, does not read the next within the patient deadline (:meth:`_patient`)."""
-        patience = time.monotonic() + self.hard_seconds + 5
+        patience = time.monotonic() + self.wall_seconds
         while True:
             seq, _, started = w.started()
             running = seq > w.sent_seq
             if running and started == BETWEEN_PARTS:
                 # It ran its part and reads the next: no skill runs, so the last item's start is no
                 # deadline (a loaded parent can take longer than one to pickle the next part).
-                if ready(min(self.hard_seconds, max(patience - time.monotonic(), 0.0))):
+                if ready(max(patience - time.monotonic(), 0.0)):
                     return
                 if w.started()[2] == BETWEEN_PARTS and time.monotonic() >= patience:
                     raise TimeoutError("skill worker does not read its pipe")
                 continue
-            wait = started + self.hard_seconds - time.monotonic() if running else self.hard_seconds
+            wait = started + self.wall_seconds - time.monotonic() if running else self.wall_seconds
             if ready(max(wait, 0.0)):
                 return
             now_seq, _, now_started = w.started()
-            if running and now_seq == seq and time.monotonic() >= now_started + self.hard_seconds:
+            if running and now_seq == seq and time.monotonic() >= now_started + self.wall_seconds:
                 raise TimeoutError
             if not running and now_seq == seq:
                 raise TimeoutError  # never started its first item within the deadline
@@ -421,8 +453,8 @@ class IsolatedExecutor:
         return lambda ready: self._watch(w, ready)
 
     def _patient(self, ready: Callable[[float], bool]) -> None:
-        """A worker between batches reads what it is sent: it has a hard deadline and more to do it."""
-        if not ready(self.hard_seconds + 5):
+        """A worker between batches reads what it is sent, within the wall-clock backstop."""
+        if not ready(self.wall_seconds):
             raise TimeoutError("skill worker does not read its pipe")
 
     @staticmethod
@@ -443,7 +475,7 @@ class IsolatedExecutor:
             self._wait_ready(w)
             w.post(("reset", self._seeds_of(i)), self._patient)
         for w in self._workers:
-            if not w.reader.readable(self.hard_seconds + 5) or w.reader.recv() != ("ok",):
+            if not w.reader.readable(self.wall_seconds) or w.reader.recv() != ("ok",):
                 raise WorkerStartError("skill worker did not confirm a reset")
 
     def pids(self) -> list[int]:

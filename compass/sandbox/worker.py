@@ -7,6 +7,8 @@ before it runs any skill:
 * ``RLIMIT_AS`` (memory), ``RLIMIT_FSIZE`` = 0 (no file can grow), ``RLIMIT_NOFILE`` at the
   descriptors it holds (no file or socket can be opened), ``RLIMIT_CORE`` = 0;
 * ``RLIMIT_CPU`` re-armed before every batch (CPU seconds for that batch, then ``SIGXCPU``);
+* a profiling timer (``ITIMER_PROF``) re-armed before every item: an item that runs the hard
+  deadline's CPU seconds (a loop in C the budget cannot see) ends the process by ``SIGPROF``;
 * ``SIGINT`` ignored (Ctrl-C is the parent's to handle; the parent stops the worker);
 * the imports' objects frozen out of the garbage collector, young collections every
   :data:`GC_YOUNG` objects (a batch's views would otherwise set off full collections).
@@ -14,7 +16,7 @@ before it runs any skill:
 Protocol (``multiprocessing.connection`` framing, pickles both ways; the parent is trusted, the
 worker's replies carry only ints and strings, and the parent unpickles them as builtin values only):
 
-* parent → ``("init", api, seeds, max_ticks, max_seconds, memory_mb, progress)``; worker →
+* parent → ``("init", api, seeds, max_ticks, max_seconds, hard_seconds, memory_mb, progress)``; worker →
   ``("ready", pid)``; ``progress`` names a small shared-memory file the worker maps (and closes
   the descriptor of) before it locks down: it writes ``(sequence, index, start time)`` of each item it starts,
   and :data:`BETWEEN_PARTS` for the time once it has run a part and waits for the next;
@@ -86,7 +88,7 @@ def serve(inp: Connection, out: Connection) -> None:
     from compass.sandbox.runtime import SkillExecutor, compile_skill
     from compass.sandbox.wire import ArrayMirrorReceiver, FrameReader
 
-    op, api, seed, max_ticks, max_seconds, memory_mb, progress_path = inp.recv()
+    op, api, seed, max_ticks, max_seconds, hard_seconds, memory_mb, progress_path = inp.recv()
     assert op == "init", op
     # The parent's progress page: the index of the item running now, so that when this process
     # hangs in C the parent knows whose skill it was (replies go in one message per batch).
@@ -136,6 +138,8 @@ def serve(inp: Connection, out: Connection) -> None:
             k = len(replies)  # the item's index in the whole batch
             PROGRESS.pack_into(progress, 0, seq, k, time.monotonic())
             seq += 1
+            # SIGPROF's default action ends the process: nothing a skill runs can catch it.
+            signal.setitimer(signal.ITIMER_PROF, hard_seconds)
             try:
                 r = executor.run(compiled[code_hash], view, lane)
                 err = None if r.error is None else (str(r.error), r.error.kind, r.error.traceback)
@@ -145,6 +149,7 @@ def serve(inp: Connection, out: Connection) -> None:
             except BaseException as e:  # a fault of the API itself on a hostile input; stay up
                 reply = (k, None, (f"skill API failed: {type(e).__name__}", "runtime", ""), 0)
             replies.append(reply)
+        signal.setitimer(signal.ITIMER_PROF, 0)  # reading and pickling are not an item's
         if more:
             PROGRESS.pack_into(progress, 0, seq - 1, len(replies) - 1, BETWEEN_PARTS)
         else:

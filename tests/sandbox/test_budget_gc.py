@@ -1,10 +1,14 @@
-"""The wall-clock budget of a skill call does not count the host's garbage-collection pauses.
+"""The budget of a skill call counts the skill's own CPU time: not the host's garbage
+collections, not the time its process waits for a core.
 
 A full collection of a large process's heap (JAX, torch, an evaluation's results) can stop a
 skill for seconds in the middle of its call; before, the in-process executor then stopped an
 honest skill on its 0.3-0.5 s budget (two full-suite runs of ``test_hostile``). The pause here is
-a real collection, made long by a ``gc`` callback that sleeps inside it (a collection of a
-multi-gigabyte heap, without the heap).
+a real collection, made long by a ``gc`` callback that spins inside it (a collection of a
+multi-gigabyte heap, without the heap). A process that waits for a core (a loaded machine, a
+paused VM) spends wall time and no CPU: with a wall-clock budget and deadline, an honest skill
+failed once in a full CI run and a resumed evaluation's rows differed from the uninterrupted
+ones (``test_batched``); here the wait is a sleep inside the call.
 """
 
 from __future__ import annotations
@@ -19,6 +23,14 @@ from compass.sandbox import SkillExecutor, compile_skill
 API = "compass.games.combat.skill_api"
 BUDGET = 0.3
 PAUSE = 0.2  # per collection, three of them: twice the budget in all
+
+
+def spin(seconds: float) -> None:
+    """Use ``seconds`` of this thread's CPU, as a collection of a large heap does."""
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
+
 
 # Allocates a container per iteration (each collection is triggered by the skill's own work) and
 # ticks the budget often enough for its clock to be read after the pauses.
@@ -41,7 +53,7 @@ def slow_collections():
 
     def pause(phase: str, info: dict) -> None:
         if phase == "start" and armed[0] and len(pauses) < 3:
-            time.sleep(PAUSE)
+            spin(PAUSE)
             pauses.append(PAUSE)
 
     threshold = gc.get_threshold()
@@ -101,7 +113,9 @@ _armed = [0]
 def _pause(phase, info):
     if phase == "start" and _armed[0] > 0:
         _armed[0] -= 1
-        time.sleep({PAUSE})
+        end = time.thread_time() + {PAUSE}
+        while time.thread_time() < end:
+            pass
 
 
 gc.callbacks.append(_pause)
@@ -130,3 +144,43 @@ def test_the_isolated_worker_leaves_out_its_collection_pauses_too(view, tmp_path
         slow.error is not None and slow.error.kind == "budget" and "time budget exceeded" in str(slow.error)
     )
     assert slow.seconds > BUDGET + 3 * PAUSE
+
+
+# A skill API whose make_api (inside the call's budget) sleeps: the worker waits, as a process
+# waiting for a core does, past the budget and past the hard deadline, using no CPU.
+STALLING_API = """
+import time
+
+from compass.games.combat import skill_api as _base
+
+EXPORTS = _base.EXPORTS
+default_action = _base.default_action
+
+
+def make_api(view, rng):
+    time.sleep({stall})
+    return _base.make_api(view, rng)
+"""
+
+
+def test_a_call_that_waits_without_cpu_is_not_stopped(view, tmp_path, monkeypatch):
+    from compass.sandbox.isolated import IsolatedExecutor
+
+    hard = 2 * BUDGET + 0.5
+    (tmp_path / "stalling_api.py").write_text(STALLING_API.format(stall=hard + 0.5))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    inproc = SkillExecutor("stalling_api", max_seconds=BUDGET).run(
+        compile_skill(ALLOCATES, "f", "combat"), view
+    )
+    assert inproc.error is None and inproc.action == 1 and inproc.seconds > hard
+    with IsolatedExecutor("stalling_api", max_seconds=BUDGET, spare=False) as ex:
+        assert ex.hard_seconds == hard
+        r = ex.run(compile_skill(ALLOCATES, "f", "combat"), view)
+        slow = ex.run(compile_skill(SLOW, "f", "combat"), view)
+        restarts = ex.restarts
+    assert r.error is None and r.action == 1 and r.seconds > hard  # waited past both, not stopped
+    assert restarts == 0
+    # a skill that spends its budget is stopped as before, the wait on top
+    assert (
+        slow.error is not None and slow.error.kind == "budget" and "time budget exceeded" in str(slow.error)
+    )
