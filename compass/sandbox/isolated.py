@@ -5,11 +5,11 @@ not per agent); the worker answers item by item. A batch of batched episodes' it
 parts the worker runs as they arrive when asked (``parts_from``), so the parent pickles while it
 works. A worker whose item runs past the hard deadline (CPU seconds, so a loaded machine cannot
 make an honest skill miss it), that does not answer at all within the wall-clock backstop, or
-that dies (``RLIMIT_AS``, ``RLIMIT_CPU``, a crash in C), is killed and replaced by a warm spare: the agent whose skill was
-running gets a :class:`SkillError` and the default action, the agents before it keep their
-results, and the agents after it are run again on the new worker. Workers start from a scrubbed
-environment (no API keys) with only their pipes open; see :mod:`compass.sandbox.worker` for the
-limits they run under.
+that dies (``RLIMIT_AS``, ``RLIMIT_CPU``, a crash in C), is killed and replaced by a warm spare:
+the agent whose skill was running gets a :class:`SkillError` and the default action, the agents
+before it keep their results, and the agents after it are run again on the new worker. Workers
+start from a scrubbed environment (no API keys) with only their pipes open; see
+:mod:`compass.sandbox.worker` for the limits they run under.
 
 With one worker (the default) results equal the in-process executor's, ``random`` included.
 With more, agents are pinned to workers (``agent_id % workers``) and each worker has its own
@@ -133,12 +133,7 @@ class _Worker:
         return PROGRESS.unpack_from(self.progress, 0)
 
 
-_SIGNALS = {
-    signal.SIGKILL: "killed",
-    signal.SIGXCPU: "CPU limit",
-    signal.SIGSEGV: "crashed (SIGSEGV)",
-    signal.SIGPROF: "CPU deadline",
-}
+_SIGNALS = {signal.SIGKILL: "killed", signal.SIGXCPU: "CPU limit", signal.SIGSEGV: "crashed (SIGSEGV)"}
 
 
 class IsolatedExecutor:
