@@ -94,22 +94,25 @@ def play(
     on_step: Callable[[int, list, list[int]], None] | None = None,
     on_result: Callable[[int, Any], None] | None = None,
     chunk: int = PLAY_CHUNK,
+    on_reset: Callable[[int, Any], None] | None = None,
 ) -> list:
     """Play every ``(policy, seed)`` job (the policy as the whole team) to its end, ``chunk`` at once.
 
     ``on_step(i, views, actions)`` sees job ``i``'s views and the actions chosen from them before
-    the env steps; ``on_result(i, result)`` sees the env's ``StepResult`` after. Returns one
-    ``EpisodeTracker`` per job."""
+    the env steps; ``on_result(i, result)`` sees the env's ``StepResult`` after; ``on_reset(i, env)``
+    sees job ``i``'s env once it is reset, before any agent acts (a diagnosis may change what the
+    agents remember). Returns one ``EpisodeTracker`` per job."""
     trackers: list = []
     for start in range(0, len(jobs), chunk):
         part = jobs[start : start + chunk]
         step_hook = None if on_step is None else (lambda i, v, a, o=start: on_step(o + i, v, a))
         result_hook = None if on_result is None else (lambda i, r, o=start: on_result(o + i, r))
-        trackers += _play_together(part, steps, difficulty, preset, step_hook, result_hook)
+        reset_hook = None if on_reset is None else (lambda i, e, o=start: on_reset(o + i, e))
+        trackers += _play_together(part, steps, difficulty, preset, step_hook, result_hook, reset_hook)
     return trackers
 
 
-def _play_together(jobs, steps, difficulty, preset, on_step, on_result) -> list:
+def _play_together(jobs, steps, difficulty, preset, on_step, on_result, on_reset=None) -> list:
     """:func:`play` for one chunk: every job stepped in one batch until all have ended."""
     from compass.games.alem.env import make_alem
     from compass.games.alem.metrics import EpisodeTracker
@@ -123,6 +126,9 @@ def _play_together(jobs, steps, difficulty, preset, on_step, on_result) -> list:
     first_error: list = [None] * len(envs)
     n = envs[0].n_agents
     views = [e.reset(s) for e, (_, s) in zip(envs, jobs, strict=True)]
+    if on_reset is not None:
+        for i, e in enumerate(envs):
+            on_reset(i, e)
     running = list(range(len(envs)))
     while running:
         results = executor.run_batch(

@@ -23,6 +23,11 @@ no ladder while a living teammate on the overworld knows one (``blind_armed_fit`
 teammate is fit for the descent itself, ``armed_for_descent`` without the tools;
 ``blind_armed_tools``: it holds a pickaxe and sword too); ``knower_unarmed``, an agent that knows
 the ladder is not armed while a teammate is.
+
+``--oracle-ladder`` is a bound, not a policy: every agent starts the episode remembering the
+overworld's ladder tiles (written into its map memory from the env's state before anyone acts), as
+if it had seen them. Played beside the same seeds without it, the difference is what finding the
+ladder at no cost at all would be worth to the skill file (docs/alem.md, round 19).
 """
 
 from __future__ import annotations
@@ -61,6 +66,20 @@ def ladder_truth(seed: int, steps: int) -> dict:
     }
 
 
+def tell_ladder(env) -> int:
+    """Write the overworld's ladder-down tiles, as the env's state has them, into every agent's map
+    memory (the oracle of ``--oracle-ladder``); returns how many tiles."""
+    import numpy as np
+
+    st = env._np
+    items = np.asarray(st.item_map)[0]
+    rows, cols = np.nonzero(items == 2)  # ItemType.LADDER_DOWN
+    blocks = np.asarray(st.map)[0][rows, cols]
+    for mem in env._memories:
+        mem.update(0, rows, cols, blocks, np.zeros(len(rows), np.int16), step=0, items=items[rows, cols])
+    return len(rows)
+
+
 def main(argv: list[str] | None = None) -> list[dict]:
     from compass.games.alem.names import BLOCK_NAMES
     from compass.games.alem.skill_api.actions import descend
@@ -68,6 +87,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
     from compass.games.alem.skill_api.progress import armed_for_descent, descent_step
 
     p = dev_parser(__doc__, seeds="0-47", variants=False)
+    p.add_argument(
+        "--oracle-ladder", action="store_true", help="every agent starts knowing the ladder (a bound)"
+    )
     a = parse_dev_args(p, argv)
     policy = load_policy(a.skill_file)
     path_id = BLOCK_NAMES.index("path")
@@ -130,7 +152,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
                         walks[i]["rested_steps"] += 1
                         walks[i]["rested_walked"] += walked
 
-    trackers = play([(policy, s) for s in a.seeds], a.steps, on_step=on_step)
+    told = (lambda i, env: tell_ladder(env)) if a.oracle_ladder else None
+    trackers = play([(policy, s) for s in a.seeds], a.steps, on_step=on_step, on_reset=told)
     for r, w, rl, tr in zip(recs, walks, relays, trackers, strict=True):
         sc = tr.score().as_dict()
         r["team_total_pct"] = sc["team_total_pct"]

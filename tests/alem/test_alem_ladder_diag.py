@@ -39,3 +39,18 @@ def test_ladder_diag_records_who_saw_the_ladder_and_who_took_the_team_down(monke
     printed = capfd.readouterr().out
     assert "a ladder seen in 1, the team down in 1" in printed
     assert "down by another agent than the first seer: 0" in printed
+
+
+@needs_alem
+@pytest.mark.slow
+def test_the_oracle_has_every_agent_know_the_ladder_before_it_acts(monkeypatch, tmp_path):
+    """``--oracle-ladder`` (a bound for what finding the ladder is worth): on the same seed, where
+    the library's warrior first sees the ladder at step 147, every agent knows it at step 0."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    from alem_ladder_diag import main
+
+    out = tmp_path / "oracle.json"
+    argv = [str(LIBRARY / "alem_role_policy.py"), "--seeds", "4", "--steps", "20", "--out", str(out)]
+    (rec,) = main([*argv, "--oracle-ladder"])
+    assert rec["ladders"] and rec["relay"]["first_seen"] == 0
+    assert [ag["ladder"] for ag in rec["agents"].values()] == [0, 0, 0]
