@@ -43,6 +43,16 @@ if str(ROOT) not in sys.path:
 from alem_dev import dev_parser, load_policy, parse_dev_args, play, write_out  # noqa: E402
 
 
+def _ladder_tiles(st):
+    """Row and column indices of the overworld's ladder-down tiles in the env's numpy state."""
+    import numpy as np
+
+    from compass.games.alem.names import ITEM_NAMES
+
+    ladder = next(i for i, name in ITEM_NAMES.items() if name == "ladder down")
+    return np.nonzero(np.asarray(st.item_map)[0] == ladder)
+
+
 def ladder_truth(seed: int, steps: int) -> dict:
     """The overworld's ladders down, the spawn, and the share of ``path`` tiles, read from the
     env's state after ``reset(seed)`` (no agent sees this: it says where the ladder was)."""
@@ -54,7 +64,7 @@ def ladder_truth(seed: int, steps: int) -> dict:
     env = make_alem("hard", max_steps=steps, text=False, preset="rl")
     env.reset(seed)
     st = env._np  # the numpy copy of the JAX state
-    ladders = np.argwhere(np.asarray(st.item_map)[0] == 2).tolist()  # ItemType.LADDER_DOWN
+    ladders = np.transpose(_ladder_tiles(st)).tolist()
     spawn = np.asarray(st.player_position)[0].tolist()
     blocks = np.asarray(st.map)[0]
     dist = min(abs(r - spawn[0]) + abs(c - spawn[1]) for r, c in ladders) if ladders else None
@@ -72,11 +82,11 @@ def tell_ladder(env) -> int:
     import numpy as np
 
     st = env._np
-    items = np.asarray(st.item_map)[0]
-    rows, cols = np.nonzero(items == 2)  # ItemType.LADDER_DOWN
+    rows, cols = _ladder_tiles(st)
     blocks = np.asarray(st.map)[0][rows, cols]
+    items = np.asarray(st.item_map)[0][rows, cols]
     for mem in env._memories:
-        mem.update(0, rows, cols, blocks, np.zeros(len(rows), np.int16), step=0, items=items[rows, cols])
+        mem.update(0, rows, cols, blocks, np.zeros(len(rows), np.int16), step=0, items=items)
     return len(rows)
 
 

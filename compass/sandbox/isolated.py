@@ -168,7 +168,6 @@ class IsolatedExecutor:
         self._init = (api, max_ticks, max_seconds, memory_mb)
         # The worker's own budget fires first for Python-level loops; this catches C-level hangs.
         self.hard_seconds = hard_seconds if hard_seconds is not None else 2 * max_seconds + 0.5
-        self.wall_seconds = self.hard_seconds + WALL_BACKSTOP_SECONDS
         self.restarts = 0
         self.parts_from = parts_from  # None: every batch in one message
         self._spare_on = spare
@@ -176,6 +175,11 @@ class IsolatedExecutor:
         self._workers = [self._spawn(i) for i in range(workers)]
         if spare:
             self._spare = self._spawn(0)
+
+    @property
+    def wall_seconds(self) -> float:
+        """The wall-clock backstop: the hard deadline plus :data:`WALL_BACKSTOP_SECONDS`."""
+        return self.hard_seconds + WALL_BACKSTOP_SECONDS
 
     # --- processes -------------------------------------------------------------------------------
 
@@ -371,20 +375,21 @@ class IsolatedExecutor:
                 raise w.failed
             replies = self._await(w)
         except (TimeoutError, EOFError, OSError, pickle.UnpicklingError) as exc:
-            hung = isinstance(exc, TimeoutError)
+            stalled = isinstance(exc, TimeoutError)
             refused = isinstance(exc, pickle.UnpicklingError)
             seq, index, _ = w.started()
             culprit = index if seq > w.sent_seq else 0
-            if not hung and not refused:
+            if not stalled and not refused:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     w.proc.wait(timeout=2)  # reap it to learn what ended it
-            # The worker's profiling timer ended it: the item ran past the hard deadline.
-            hung = hung or w.proc.returncode == -signal.SIGPROF
+            # Its profiling timer ended the worker: the item ran past the hard deadline.
+            over_cpu = w.proc.returncode == -signal.SIGPROF
+            hung = stalled or over_cpu
             why = (
                 f"no answer within {self.wall_seconds:.0f} s (stalled?)"
-                if isinstance(exc, TimeoutError)
+                if stalled
                 else f"no answer within {self.hard_seconds:.2f} s of CPU (stuck in C code?)"
-                if hung
+                if over_cpu
                 else f"its worker sent a reply that is not plain values ({exc})"
                 if refused
                 else f"its worker died ({self._death(w)})"

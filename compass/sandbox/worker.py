@@ -16,8 +16,8 @@ before it runs any skill:
 Protocol (``multiprocessing.connection`` framing, pickles both ways; the parent is trusted, the
 worker's replies carry only ints and strings, and the parent unpickles them as builtin values only):
 
-* parent → ``("init", api, seeds, max_ticks, max_seconds, hard_seconds, memory_mb, progress)``; worker →
-  ``("ready", pid)``; ``progress`` names a small shared-memory file the worker maps (and closes
+* parent → ``("init", api, seeds, max_ticks, max_seconds, hard_seconds, memory_mb, progress)``;
+  worker → ``("ready", pid)``; ``progress`` names a small shared-memory file the worker maps (and closes
   the descriptor of) before it locks down: it writes ``(sequence, index, start time)`` of each item it starts,
   and :data:`BETWEEN_PARTS` for the time once it has run a part and waits for the next;
 * every message after ``init`` is read through :class:`~compass.sandbox.wire.ArrayMirrorReceiver`
