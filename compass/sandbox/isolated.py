@@ -39,7 +39,7 @@ from compass.core.types import AgentView
 from compass.sandbox.guards import DEFAULT_MAX_SECONDS, DEFAULT_MAX_TICKS, SkillError
 from compass.sandbox.runtime import CompiledSkill, SkillResult, load_api
 from compass.sandbox.wire import ArrayMirrorSender, FrameReader, frame_header
-from compass.sandbox.worker import BETWEEN_PARTS, PROGRESS
+from compass.sandbox.worker import PROGRESS
 
 __all__ = ["IsolatedExecutor", "WorkerStartError", "worker_env"]
 
@@ -48,8 +48,8 @@ _SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else None  # memory-backed wh
 # Variables a worker may see; everything else (API keys, tokens, cloud credentials) stays behind.
 ENV_ALLOW = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONHASHSEED", "SYSTEMROOT")
 STARTUP_SECONDS = 120.0  # importing the API on a loaded two-core machine can take a while
-#: Wall-clock seconds, beyond the hard deadline, that an item may go unanswered before its worker
-#: is taken for hung although the CPU deadline has not ended it. Skills cannot sleep or wait on
+#: Wall-clock seconds, beyond the hard deadline, that a worker may go without answering or starting
+#: another item before it is taken for hung although the CPU deadline has not ended it. Skills cannot sleep or wait on
 #: anything, so only a stalled process (swapping, a paused machine) comes near it.
 WALL_BACKSTOP_SECONDS = 30.0
 PARTS_FROM = 8  # with parts on, a batch of this many items or more goes in parts (IsolatedExecutor._send)
@@ -128,8 +128,8 @@ class _Worker:
             self._out.register(self.send.fileno(), select.POLLOUT)
         return bool(self._out.poll(max(0, math.ceil(timeout * 1000))))
 
-    def started(self) -> tuple[int, int, float]:
-        """(sequence, index, start time) of the item the worker started last."""
+    def started(self) -> tuple[int, int]:
+        """(sequence, index) of the item the worker started last; possibly half written."""
         return PROGRESS.unpack_from(self.progress, 0)
 
 
@@ -377,7 +377,7 @@ class IsolatedExecutor:
         except (TimeoutError, EOFError, OSError, pickle.UnpicklingError) as exc:
             stalled = isinstance(exc, TimeoutError)
             refused = isinstance(exc, pickle.UnpicklingError)
-            seq, index, _ = w.started()
+            seq, index = w.started()  # stable now: the worker wrote nothing for the backstop's time
             culprit = index if seq > w.sent_seq else 0
             if not stalled and not refused:
                 with contextlib.suppress(subprocess.TimeoutExpired):
@@ -425,29 +425,20 @@ class IsolatedExecutor:
 
     def _watch(self, w: _Worker, ready: Callable[[float], bool]) -> None:
         """Until ``ready(timeout)`` (a reply to read, room in the pipe) while worker ``w`` runs the
-        current batch; TimeoutError when one item goes unanswered past the wall-clock backstop
-        (an item past the hard deadline in CPU time ends the worker itself), or when the worker,
-        between parts, does not read the next within the patient deadline (:meth:`_patient`)."""
-        patience = time.monotonic() + self.wall_seconds
-        while True:
-            seq, _, started = w.started()
-            running = seq > w.sent_seq
-            if running and started == BETWEEN_PARTS:
-                # It ran its part and reads the next: no skill runs, so the last item's start is no
-                # deadline (a loaded parent can take longer than one to pickle the next part).
-                if ready(max(patience - time.monotonic(), 0.0)):
-                    return
-                if w.started()[2] == BETWEEN_PARTS and time.monotonic() >= patience:
-                    raise TimeoutError("skill worker does not read its pipe")
-                continue
-            wait = started + self.wall_seconds - time.monotonic() if running else self.wall_seconds
-            if ready(max(wait, 0.0)):
-                return
-            now_seq, _, now_started = w.started()
-            if running and now_seq == seq and time.monotonic() >= now_started + self.wall_seconds:
-                raise TimeoutError
-            if not running and now_seq == seq:
-                raise TimeoutError  # never started its first item within the deadline
+        current batch; TimeoutError when for the wall-clock backstop it neither gets ready nor starts
+        another item (an item past the hard deadline in CPU time ends the worker itself).
+
+        Timed by the parent's clock from the last change it saw on the progress page, which the
+        worker writes without a lock: a half-written record can only look like a change, so it can
+        delay the backstop by one period but never trigger it (a start time read half written once
+        made an honest item look hung since boot)."""
+        seen = w.started()
+        deadline = time.monotonic() + self.wall_seconds
+        while not ready(max(deadline - time.monotonic(), 0.0)):
+            now = w.started()
+            if now == seen:
+                raise TimeoutError("skill worker neither answers nor starts another item")
+            seen, deadline = now, time.monotonic() + self.wall_seconds
 
     def _watching(self, w: _Worker) -> Wait:
         return lambda ready: self._watch(w, ready)

@@ -18,8 +18,8 @@ worker's replies carry only ints and strings, and the parent unpickles them as b
 
 * parent → ``("init", api, seeds, max_ticks, max_seconds, hard_seconds, memory_mb, progress)``;
   worker → ``("ready", pid)``; ``progress`` names a small shared-memory file the worker maps (and closes
-  the descriptor of) before it locks down: it writes ``(sequence, index, start time)`` of each item it starts,
-  and :data:`BETWEEN_PARTS` for the time once it has run a part and waits for the next;
+  the descriptor of) before it locks down: it writes ``(sequence, index)`` of each item it starts
+  (the parent times the wall-clock backstop from the changes it sees there);
 * every message after ``init`` is read through :class:`~compass.sandbox.wire.ArrayMirrorReceiver`
   (large numpy arrays in views arrive once, then as changes);
 * parent → ``("batch", new_skills, items, cpu_seconds, more)`` where ``new_skills`` are
@@ -41,14 +41,13 @@ import resource
 import signal
 import struct
 import sys
-import time
 from multiprocessing.connection import Connection
 
 GC_YOUNG = 20_000  # objects allocated (and not freed) between young collections; Python's default: 700
-PROGRESS = struct.Struct("<qqd")  # (sequence number of the item started, its index, time.monotonic())
-#: The time field while the worker, its part run, reads the next part: no skill runs, so no skill's
-#: deadline runs either (the parent may take longer than one to pickle that part).
-BETWEEN_PARTS = -1.0
+#: (sequence number of the item started, its index in the batch). Written without a lock, so the
+#: parent may read it half written (``pack_into`` zeroes the record first): no time is kept here, as a
+#: torn start time made the parent take an honest item for one hung since boot (issue 23's CI failure).
+PROGRESS = struct.Struct("<qq")
 
 
 def _lock_down(memory_mb: int) -> None:
@@ -136,7 +135,7 @@ def serve(inp: Connection, out: Connection) -> None:
             # Popped: each view is freed once it has run, and the objects alive stay few.
             code_hash, view, lane = items.pop()
             k = len(replies)  # the item's index in the whole batch
-            PROGRESS.pack_into(progress, 0, seq, k, time.monotonic())
+            PROGRESS.pack_into(progress, 0, seq, k)
             seq += 1
             # SIGPROF's default action ends the process: nothing a skill runs can catch it.
             signal.setitimer(signal.ITIMER_PROF, hard_seconds)
@@ -150,9 +149,7 @@ def serve(inp: Connection, out: Connection) -> None:
                 reply = (k, None, (f"skill API failed: {type(e).__name__}", "runtime", ""), 0)
             replies.append(reply)
         signal.setitimer(signal.ITIMER_PROF, 0)  # reading and pickling are not an item's
-        if more:
-            PROGRESS.pack_into(progress, 0, seq - 1, len(replies) - 1, BETWEEN_PARTS)
-        else:
+        if not more:
             out.send(replies)
 
 

@@ -3,6 +3,7 @@ trace that playing it alone gives."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -37,6 +38,20 @@ def _traces(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("trace.jsonl"))}
 
 
+def _skill_errors(*roots: Path) -> str:
+    """Every skill error the traces under ``roots`` record (finished or partial), for a failing
+    comparison's message: a row that differs by a skill error says which and why."""
+    lines = []
+    for root in roots:
+        for path in sorted(root.rglob("trace.jsonl*")):
+            for line in path.read_text().splitlines():
+                record = json.loads(line)
+                for e in record.get("errors", ()) if record.get("kind") == "step" else ():
+                    where = f"{path.relative_to(root.parent)} t={record['t']} agent {e['agent']}"
+                    lines.append(f"{where}: {e['kind']}: {e['message']}")
+    return "skill errors in the traces:\n" + ("\n".join(lines) or "none")
+
+
 @pytest.mark.slow
 def test_batched_episodes_equal_serial_per_seed(tmp_path):
     jobs = _jobs(tmp_path / "serial", 60)
@@ -48,7 +63,7 @@ def test_batched_episodes_equal_serial_per_seed(tmp_path):
         ]
         assert len({batch_key(j) for j in group}) == 1 and batch_key(group[0]) is not None
         batched += play_batch(group)
-    assert _rows(batched) == serial
+    assert _rows(batched) == serial, _skill_errors(tmp_path / "serial", tmp_path / "batched")
     a, b = _traces(tmp_path / "serial"), _traces(tmp_path / "batched")
     assert len(a) == 6 and a == b
     # the episodes end at different steps: ended ones were masked while the others played on
@@ -103,7 +118,8 @@ def test_batched_alem_episodes_equal_serial_per_seed(tmp_path):
     serial = _rows([play_episode(j) for j in jobs])
     assert {batch_key(j) for j in jobs} == {("library+random", "alem:overworld", 25)}
     batched = _rows(play_batch([replace(j, trace_root=str(tmp_path / "batched" / "traces")) for j in jobs]))
-    assert batched == serial and all("total_pct" in r["metrics"] for r in serial)
+    assert batched == serial, _skill_errors(tmp_path / "serial", tmp_path / "batched")
+    assert all("total_pct" in r["metrics"] for r in serial)
     a, b = _traces(tmp_path / "serial"), _traces(tmp_path / "batched")
     assert len(a) == 2 and a == b
 
@@ -151,7 +167,7 @@ def test_a_batch_interrupted_after_an_episode_ended_is_replayed_whole(tmp_path, 
     monkeypatch.setattr(SmaxEnv, "step_batch", step_batch)
     prepared = prepare(parse_spec(KILLED_SPEC, "k.yaml"), killed)
     assert prepared.store.rows == [] and len(prepared.todo) == 3
-    assert _rows(run_eval(prepared, 1)) == _rows(whole)
+    assert _rows(run_eval(prepared, 1)) == _rows(whole), _skill_errors(tmp_path / "whole", killed)
     assert _traces(run) == _traces(tmp_path / "whole" / "killed") and len(_traces(run)) == 3
 
 

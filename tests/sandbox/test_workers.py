@@ -187,7 +187,7 @@ def test_a_slow_parent_between_parts_is_not_a_hang(isolated, views, monkeypatch)
 
     def slow_dumps(self, message, more=False):
         # Slow only for the large parts (of 1, 2, 4, ... items: the last four here), which fill the pipe,
-        # so the parent waits on a worker whose page still shows its last item's start.
+        # so the parent waits on a worker whose page shows no new item for longer than the hard deadline.
         if message[0] == "items" and len(message[1]) >= 30:
             time.sleep(isolated.hard_seconds + 0.3)
         return dumps(self, message, more)
@@ -204,6 +204,33 @@ def test_a_slow_parent_between_parts_is_not_a_hang(isolated, views, monkeypatch)
     assert [str(r.error) for r in results if r.error is not None] == []
     assert all(r.action == 1 for r in results)
     assert isolated.restarts == restarts
+
+
+def test_a_half_written_progress_record_is_not_a_hang(isolated, views, monkeypatch):
+    # The worker writes its progress record without a lock, and ``pack_into`` zeroes it first: a
+    # worker preempted inside that write shows the parent the next item's number with zeros after
+    # it, for as many reads as the parent makes. In issue 23's CI run such a read (a start time of
+    # zero) failed seed 0's first agent with "no answer within 32 s" in a batch that took 0.3 s.
+    import sys
+
+    from compass.sandbox.isolated import _Worker
+    from compass.sandbox.worker import PROGRESS
+
+    slow = compile_skill(SLOW, "slow", "combat")  # milliseconds: the reply is not there at once
+    real = _Worker.started
+    zeros = PROGRESS.unpack(bytes(PROGRESS.size))
+
+    def half_written(self):
+        record = real(self)
+        if sys._getframe(1).f_code.co_name == "_send":  # before the batch goes: the worker is idle
+            return record
+        return (record[0] + 1, *zeros[1:])
+
+    monkeypatch.setattr(_Worker, "started", half_written)
+    restarts = isolated.restarts
+    results = isolated.run_batch([(slow, v) for v in views[:3]])
+    assert [str(r.error) for r in results if r.error is not None] == []
+    assert [r.action for r in results] == [1, 1, 1] and isolated.restarts == restarts
 
 
 def _wait_until_dead(pid: int, timeout: float = 5.0) -> None:
