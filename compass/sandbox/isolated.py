@@ -49,8 +49,8 @@ _SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else None  # memory-backed wh
 ENV_ALLOW = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONHASHSEED", "SYSTEMROOT")
 STARTUP_SECONDS = 120.0  # importing the API on a loaded two-core machine can take a while
 #: Wall-clock seconds, beyond the hard deadline, that a worker may go without answering or starting
-#: another item before it is taken for hung although the CPU deadline has not ended it. Skills cannot sleep or wait on
-#: anything, so only a stalled process (swapping, a paused machine) comes near it.
+#: another item before it is taken for hung although the CPU deadline has not ended it. Skills cannot
+#: sleep or wait on anything, so only a stalled process (swapping, a paused machine) comes near it.
 WALL_BACKSTOP_SECONDS = 30.0
 PARTS_FROM = 8  # with parts on, a batch of this many items or more goes in parts (IsolatedExecutor._send)
 
