@@ -46,7 +46,7 @@ from multiprocessing.connection import Connection
 GC_YOUNG = 20_000  # objects allocated (and not freed) between young collections; Python's default: 700
 #: (sequence number of the item started, its index in the batch). Written without a lock, so the
 #: parent may read it half written (``pack_into`` zeroes the record first): no time is kept here, as a
-#: torn start time made the parent take an honest item for one hung since boot (issue 23's CI failure).
+#: torn start time made the parent take an honest item for one hung since boot (CI on 130a5eb).
 PROGRESS = struct.Struct("<qq")
 
 

@@ -209,8 +209,8 @@ def test_a_slow_parent_between_parts_is_not_a_hang(isolated, views, monkeypatch)
 def test_a_half_written_progress_record_is_not_a_hang(isolated, views, monkeypatch):
     # The worker writes its progress record without a lock, and ``pack_into`` zeroes it first: a
     # worker preempted inside that write shows the parent the next item's number with zeros after
-    # it, for as many reads as the parent makes. In issue 23's CI run such a read (a start time of
-    # zero) failed seed 0's first agent with "no answer within 32 s" in a batch that took 0.3 s.
+    # it, for as many reads as the parent makes. In the CI run on 130a5eb such a read (a start time
+    # of zero) failed seed 0's first agent with "no answer within 32 s" in a 0.3 s batch.
     import sys
 
     from compass.sandbox.isolated import _Worker
