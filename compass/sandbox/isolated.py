@@ -377,7 +377,7 @@ class IsolatedExecutor:
         except (TimeoutError, EOFError, OSError, pickle.UnpicklingError) as exc:
             stalled = isinstance(exc, TimeoutError)
             refused = isinstance(exc, pickle.UnpicklingError)
-            seq, index = w.started()  # stable now: the worker wrote nothing for the backstop's time
+            seq, index = w.started()  # stable now: the worker is dead, stalled, or done with the batch
             culprit = index if seq > w.sent_seq else 0
             if not stalled and not refused:
                 with contextlib.suppress(subprocess.TimeoutExpired):
