@@ -34,8 +34,9 @@ if str(ROOT) not in sys.path:
 from alem_dev import dev_parser, load_policy, parse_dev_args, play, summary, write_out  # noqa: E402
 
 
-def play_variant(path: Path, seeds: list[int], steps: int, preset: str) -> list[dict]:
-    """One row per seed for the skill file at ``path`` played by every agent."""
+def play_variant(path: Path, seeds: list[int], steps: int, preset: str, **hooks) -> list[dict]:
+    """One row per seed for the skill file at ``path`` played by every agent; ``hooks``
+    (``on_reset``, ``on_result``) go to :func:`alem_dev.play` (a bound changes the game there)."""
     from compass.games.alem.skill_api.knowledge import obs_data_from_view
 
     policy = load_policy(path)
@@ -51,7 +52,7 @@ def play_variant(path: Path, seeds: list[int], steps: int, preset: str) -> list[
                 below[i]["potion_held"] += d.inventory.get("potions", 0) > 0
                 below[i]["bow_held"] += d.inventory.get("bow", 0) > 0
 
-    trackers = play([(policy, s) for s in seeds], steps, preset=preset, on_step=on_step)
+    trackers = play([(policy, s) for s in seeds], steps, preset=preset, on_step=on_step, **hooks)
     return [
         tr.score().as_dict() | {"seed": seed, "first_step_below": f, "below": dict(c)}
         for seed, tr, f, c in zip(seeds, trackers, first, below, strict=True)
@@ -93,21 +94,29 @@ def paired_line(ref: list[dict], rows: list[dict]) -> str:
 def reference_rows(spec: str, seeds: list[int], steps: int, preset: str) -> tuple[str, list[dict]]:
     """The label and rows of ``FILE`` (its first variant) or ``FILE:LABEL`` from an earlier report.
 
-    Refuses a report played on other seeds, steps or preset: its rows would not pair.
+    A report played on more seeds gives the rows of this run's seeds (an episode does not depend
+    on the others played beside it). Refuses one played on other steps or preset, or lacking any of
+    this run's seeds: its rows would not pair.
     """
     path, _, label = spec.partition(":")
     try:
         report = json.loads(Path(path).read_text())
     except (OSError, ValueError) as e:
         raise SystemExit(f"--against {spec}: cannot read the report: {e}") from None
-    for key, want in (("seeds", seeds), ("steps", steps), ("preset", preset)):
+    for key, want in (("steps", steps), ("preset", preset)):
         if report.get(key) != want:
             raise SystemExit(f"--against {spec}: played with {key}={report.get(key)!r}, this run {want!r}")
+    missing = sorted(set(seeds) - set(report.get("seeds", [])))
+    if missing:
+        raise SystemExit(
+            f"--against {spec}: not played on seeds {missing[:5]} ({len(missing)} of this run's)"
+        )
     variants = report.get("variants", {})
     label = label or next(iter(variants), "")
     if label not in variants:
         raise SystemExit(f"--against {spec}: no variant {label!r} (it has {sorted(variants)})")
-    return label, variants[label]["rows"]
+    by_seed = {r["seed"]: r for r in variants[label]["rows"]}
+    return label, [by_seed[s] for s in seeds]
 
 
 def main(argv: list[str] | None = None) -> int:

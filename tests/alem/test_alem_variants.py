@@ -63,6 +63,13 @@ def test_against_takes_the_first_variant_of_an_earlier_report(reference_rows, tm
     assert [r["seed"] for r in rows] == [392, 393]
 
 
+def test_against_takes_this_runs_seeds_from_a_report_played_on_more(reference_rows, tmp_path):
+    # A bound played on part of a judged block pairs with the block's rows for its own seeds.
+    path = _report(tmp_path, seeds=(390, 391, 392, 393))
+    _, rows = reference_rows(str(path), [393, 391], 3000, "rl")
+    assert [r["seed"] for r in rows] == [393, 391]
+
+
 def test_against_refuses_a_report_on_other_seeds_or_steps(reference_rows, tmp_path):
     path = _report(tmp_path)
     with pytest.raises(SystemExit, match="seeds"):
