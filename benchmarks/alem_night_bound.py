@@ -1,5 +1,5 @@
 """What surviving the overworld's nights could still give a skill file: a bound, not a policy
-(docs/alem.md "The night bound"). Tuning seeds only.
+(docs/alem.md "What surviving the nights is worth"). Tuning seeds only.
 
 The skill file plays as the whole team while the game is changed under it: after every step, while
 the team is on the overworld, every hostile creature there (zombies, skeletons, the elite among
@@ -37,7 +37,8 @@ if str(ROOT) not in sys.path:
 from alem_dev import dev_parser, parse_dev_args, summary, write_out  # noqa: E402
 from alem_variants import changed, paired_line, play_variant, reference_rows  # noqa: E402
 
-#: The library's night window (``alem_role_policy``: ``dusk``, ``dawn``, and light below 0.35).
+#: The library's night window (``alem_role_policy``: ``dusk``, ``dawn``, and light below 0.35;
+#: the test checks them against the skill file).
 DUSK, DAWN, DARK = 120, 265, 0.35
 DAY_LENGTH = 300  # alem's EnvParams.day_length
 

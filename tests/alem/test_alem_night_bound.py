@@ -1,9 +1,10 @@
 """benchmarks/alem_night_bound.py: the overworld made safe under a skill file, the bound a planner
-reads before designing another night change (docs/alem.md "The night bound")."""
+reads before designing another night change (docs/alem.md "What surviving the nights is worth")."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,14 @@ def bound(monkeypatch):
     return alem_night_bound
 
 
+def test_the_night_window_is_the_librarys(bound):
+    # --calm night bounds the library's own shelter hours: the window must follow the skill file.
+    text = (LIBRARY / "alem_role_policy.py").read_text()
+    found = {k: int(v) for k, v in re.findall(r"^    (dusk|dawn) = (\d+)", text, re.M)}
+    assert found == {"dusk": bound.DUSK, "dawn": bound.DAWN}
+    assert "d.light < 0.35" in text and bound.DARK == 0.35
+
+
 @needs_alem
 def test_calm_takes_out_the_overworlds_creatures_and_keeps_its_cows(bound):
     """Hard tuning seed 0, every agent idle until a zombie or skeleton stands on the overworld:
@@ -31,6 +40,7 @@ def test_calm_takes_out_the_overworlds_creatures_and_keeps_its_cows(bound):
     from compass.games.alem.env import make_alem
 
     env = make_alem("hard", max_steps=300, text=False)
+    assert env._c.env_params.day_length == bound.DAY_LENGTH
     env.reset(0)
     for _ in range(100):
         s = env.numpy_state
