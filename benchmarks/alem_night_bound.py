@@ -35,7 +35,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from alem_dev import dev_parser, parse_dev_args, summary, write_out  # noqa: E402
-from alem_variants import changed, paired_line, play_variant, reference_rows  # noqa: E402
+from alem_variants import comparison_lines, play_variant, reference_rows  # noqa: E402
 
 #: The library's night window (``alem_role_policy``: ``dusk``, ``dawn``, and light below 0.35;
 #: the test checks them against the skill file).
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     label, ref = reference_rows(a.against, a.seeds, a.steps, a.preset)
     calm = _calm_fn()
     envs: dict[int, object] = {}
-    removed = dict.fromkeys(range(len(a.seeds)), 0)
+    removed = [0] * len(a.seeds)
 
     def on_reset(i: int, env) -> None:
         envs[i] = env
@@ -106,21 +106,21 @@ def main(argv: list[str] | None = None) -> int:
     for i, r in enumerate(rows):
         r["calmed_steps"] = removed[i]
     s = summary(rows) | {"cpu_seconds": time.process_time() - cpu}
+    ref_summary = summary(ref)
+    name = f"calm_{a.calm}"
     report = {
         "seeds": a.seeds,
         "steps": a.steps,
         "preset": a.preset,
         "calm": a.calm,
-        "against": {"report": a.against, "label": label, "summary": summary(ref)},
-        "variants": {f"calm_{a.calm}": {"path": a.skill_file, "rows": rows, "summary": s}},
+        "against": {"report": a.against, "label": label, "summary": ref_summary},
+        "variants": {name: {"path": a.skill_file, "rows": rows, "summary": s}},
     }
     write_out(a.out, report)
-    print(f"[{label}] {json.dumps(summary(ref))}")
-    print(f"[calm_{a.calm}] {json.dumps(s)}")
-    for line in changed(ref, rows):
-        print(f"[calm_{a.calm}]   {line}")
-    if len(rows) >= 2:
-        print(f"[calm_{a.calm}] {paired_line(ref, rows)}")
+    print(f"[{label}] {json.dumps(ref_summary)}")
+    print(f"[{name}] {json.dumps(s)}")
+    for line in comparison_lines(name, ref, rows):
+        print(line)
     return 0
 
 

@@ -91,6 +91,15 @@ def paired_line(ref: list[dict], rows: list[dict]) -> str:
     )
 
 
+def comparison_lines(label: str, ref: list[dict], rows: list[dict]) -> list[str]:
+    """What a run prints of a variant against its reference: the changed episodes, then the paired
+    line (when there are two seeds or more to pair)."""
+    lines = [f"[{label}]   {line}" for line in changed(ref, rows)]
+    if len(rows) >= 2:
+        lines.append(f"[{label}] {paired_line(ref, rows)}")
+    return lines
+
+
 def reference_rows(spec: str, seeds: list[int], steps: int, preset: str) -> tuple[str, list[dict]]:
     """The label and rows of ``FILE`` (its first variant) or ``FILE:LABEL`` from an earlier report.
 
@@ -140,10 +149,8 @@ def main(argv: list[str] | None = None) -> int:
         if ref is None:
             ref = rows
         else:
-            for line in changed(ref, rows):
-                print(f"[{label}]   {line}", flush=True)
-            if len(rows) >= 2:
-                print(f"[{label}] {paired_line(ref, rows)}", flush=True)
+            for line in comparison_lines(label, ref, rows):
+                print(line, flush=True)
         write_out(a.out, report)
     return 0
 
